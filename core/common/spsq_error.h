@@ -1,0 +1,41 @@
+// The error value every SPSQ endpoint records: what failed, during which
+// operation, and (once the binding was accepted) which RegionInstance it was.
+#ifndef SPSQ_COMMON_SPSQ_ERROR_H_
+#define SPSQ_COMMON_SPSQ_ERROR_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/spsq_constants.h"
+
+namespace spsc_queue {
+
+inline constexpr size_t kSpscQueueErrorMessageBytes = 256;
+
+struct SpscQueueError {
+  SpscQueueErrorKind kind = SpscQueueErrorKind::NONE;
+  SpscQueueOperation op = SpscQueueOperation::NONE;
+  uint64_t session_instance_id_bits = 0;
+  uint64_t transaction_id = 0;
+  bool has_identity = false;  // identity fields are meaningful
+  char message[kSpscQueueErrorMessageBytes] = {};
+
+  bool ok() const { return kind == SpscQueueErrorKind::NONE; }
+};
+
+// Builds an error; `fmt` is printf-style and truncated to fit `message`.
+SpscQueueError make_error(SpscQueueErrorKind kind, SpscQueueOperation op,
+                          const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// Attaches the RegionInstance identity (session bits, transaction id).
+void set_error_identity(SpscQueueError* error, uint64_t session_bits,
+                        uint64_t transaction_id);
+
+// One line: "KIND in OP [session 0x.., transaction N]: message".
+// Returns the length it wanted to write (like snprintf).
+int format_error(const SpscQueueError& error, char* out, size_t out_bytes);
+
+}  // namespace spsc_queue
+
+#endif  // SPSQ_COMMON_SPSQ_ERROR_H_

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs every test: `bazel test //...` with the default toolchain (g++ 12).
+# Extra arguments go to bazel test (e.g. --config=asan).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+exec bazel test //... "$@"
