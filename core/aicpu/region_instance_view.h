@@ -1,0 +1,83 @@
+// RegionInstanceView: the RegionView an L2 endpoint uses on the host (and the
+// simulation's stand-in for the AICPU one). It maps a RegionInstance's
+// PAYLOAD and COUNTER parts, checks every offset against them, and fails
+// stickily: after the first failure every call returns false.
+//
+// Counters are int32 slots accessed with acquire loads and release stores on
+// the slot itself (not standalone fences, which TSan cannot see), so a tail
+// published with a release Set orders the payload and descriptor writes
+// before it for any consumer that acquires that tail.
+#ifndef SPSQ_AICPU_REGION_INSTANCE_VIEW_H_
+#define SPSQ_AICPU_REGION_INSTANCE_VIEW_H_
+
+#include <cstdint>
+
+#include "aicpu/region_view_types.h"
+#include "common/spsq_clock.h"
+
+// Cache maintenance a device build hooks in; the host needs none.
+struct RegionCacheHooks {
+  void (*invalidate)(const void* addr, uint64_t nbytes) = nullptr;  // before reads
+  void (*flush)(const void* addr, uint64_t nbytes) = nullptr;       // after writes
+};
+
+class RegionInstanceView {
+ public:
+  class Payload {
+   public:
+    RegionPartLocalSpan span() const { return view_->payload_; }
+    // Makes [offset, offset + nbytes) readable and lends it; no copy.
+    bool read(uint64_t offset, uint64_t nbytes, RegionPayloadSpan& out);
+    // Copies nbytes from src (which may be the span itself) and flushes.
+    bool write(uint64_t offset, const void* src, uint64_t nbytes);
+
+   private:
+    friend class RegionInstanceView;
+    explicit Payload(RegionInstanceView* view) : view_(view) {}
+    RegionInstanceView* view_;
+  };
+
+  class Counter {
+   public:
+    RegionPartLocalSpan span() const { return view_->counter_; }
+    bool notify(uint64_t offset, int32_t value, RegionNotifyOp op);
+    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, RegionCounterSample& sample);
+    // Polls with backoff (pause, then yield) until the comparison holds or
+    // timeout_ns passes on the view's clock.
+    bool wait(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, uint64_t timeout_ns,
+              int32_t& observed);
+
+   private:
+    friend class RegionInstanceView;
+    explicit Counter(RegionInstanceView* view) : view_(view) {}
+    int32_t* slot(uint64_t offset, const char* what);
+    RegionInstanceView* view_;
+  };
+
+  RegionInstanceView(RegionPartLocalSpan payload, RegionPartLocalSpan counter);
+  RegionInstanceView(RegionPartLocalSpan payload, RegionPartLocalSpan counter,
+                     spsc_queue::MonotonicClock clock, RegionCacheHooks hooks = {});
+
+  bool failed() const { return failed_; }
+  const RegionViewError& error() const { return error_; }
+  // Parts are small proxies, so a moved view keeps working.
+  Payload payload() { return Payload(this); }
+  Counter counter() { return Counter(this); }
+
+  // The clock waits use by default: CLOCK_MONOTONIC in nanoseconds.
+  static uint64_t steady_now_ns();
+
+ private:
+  void fail(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  bool check_range(const RegionPartLocalSpan& part, const char* part_name, uint64_t offset,
+                   uint64_t nbytes);
+
+  RegionPartLocalSpan payload_;
+  RegionPartLocalSpan counter_;
+  spsc_queue::MonotonicClock clock_;
+  RegionCacheHooks hooks_;
+  bool failed_ = false;
+  RegionViewError error_;
+};
+
+#endif  // SPSQ_AICPU_REGION_INSTANCE_VIEW_H_

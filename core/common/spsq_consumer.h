@@ -1,0 +1,207 @@
+// The consuming side of one direction (L2 input, L3 output).
+//
+// Invariants, with head_ <= next_ <= tail_ <= head_ + depth:
+//   head_  messages physically released (the head counter we published)
+//   next_  messages acquired (validated and handed out)
+//   tail_  messages the producer published, as last reconstructed
+// Acquired-but-unreleased entries [head_, next_) sit in entries_, at most
+// `Slots` of them: the DATA window plus one slot kept for STOP. Release is
+// logical; head_ advances only over the completed FIFO prefix, one head
+// publish per physically released entry.
+#ifndef SPSQ_COMMON_SPSQ_CONSUMER_H_
+#define SPSQ_COMMON_SPSQ_CONSUMER_H_
+
+#include <cinttypes>
+#include <cstdint>
+
+#include "aicpu/region_view_types.h"
+#include "common/spsq_counter.h"
+#include "common/spsq_descriptor.h"
+#include "common/spsq_direction.h"
+#include "common/spsq_endpoint_state.h"
+#include "common/spsq_handles.h"
+#include "common/spsq_validate.h"
+
+namespace spsc_queue {
+
+template <class View, uint64_t Slots>
+class SpscConsumer {
+  static_assert(Slots >= 1, "a consumer holds at least one message");
+
+ public:
+  // `data_window`: DATA messages that may be outstanding at once.
+  // `repeat_active`: try_peek returns the oldest unreleased message again
+  // instead of acquiring the next one (the L3 output handle semantics).
+  SpscConsumer(SpscEndpointState<View>* state, const SpscDirection& dir, uint64_t data_window,
+               bool repeat_active)
+      : state_(state), dir_(dir), data_window_(data_window), repeat_active_(repeat_active) {}
+
+  SpscConsumer(const SpscConsumer&) = delete;
+  SpscConsumer& operator=(const SpscConsumer&) = delete;
+
+  bool try_peek(SpscQueueInputHandle& h) {
+    if (!state_->live()) return false;
+    if (repeat_active_ && next_ != head_) {
+      fill(entry(head_), h);
+      return true;
+    }
+    if (stop_acquired_) {
+      check_nothing_after_stop();
+      return false;
+    }
+    if (next_ == tail_ && (!refresh_tail() || next_ == tail_)) return false;
+
+    SpscQueueDescriptor d;
+    SpscArenaPlacement placement;
+    if (!read_descriptor(next_, &d) || !validate(d, &placement)) return false;
+    const bool is_stop = d.opcode == static_cast<uint64_t>(SpscQueueOpcode::STOP);
+    if (!is_stop && data_outstanding_ >= data_window_) return false;  // window full: wait
+
+    const uint8_t* payload = nullptr;
+    if (d.payload_nbytes != 0) {
+      RegionPayloadSpan span{};
+      if (!state_->view().payload().read(d.payload_offset, d.payload_nbytes, span) ||
+          span.local_addr == nullptr || span.nbytes < d.payload_nbytes) {
+        state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.acquire_op,
+                       "payload read of [%" PRIu64 ", +%" PRIu64 ") failed: %s",
+                       d.payload_offset, d.payload_nbytes, state_->view().error().message);
+        return false;
+      }
+      payload = span.local_addr;
+    }
+    Entry& e = entry(next_);
+    e = Entry{next_, d.opcode, d.payload_offset, d.payload_nbytes, payload, false};
+    ++next_;
+    cursor_ = placement.next_cursor;
+    if (is_stop) {
+      stop_acquired_ = true;
+    } else {
+      ++data_outstanding_;
+    }
+    fill(e, h);
+    return true;
+  }
+
+  bool peek(uint64_t timeout_ns, SpscQueueInputHandle& h) {
+    return state_->block(
+        timeout_ns, dir_.acquire_op, dir_.tail_counter, [&] { return try_peek(h); },
+        [&] { return counter_low32(tail_); });
+  }
+
+  bool release(const SpscQueueInputHandle& h) {
+    if (!state_->live()) return false;
+    const uint64_t k = h.seq - 1;  // seq is 1-based; seq 0 wraps far out of range
+    if (h.owner != state_->owner_token() || h.seq == 0 || k < head_ || k >= next_ ||
+        !matches(entry(k), h) || entry(k).released) {
+      state_->poison(SpscQueueErrorKind::OWNERSHIP, dir_.finish_op,
+                     "release of a handle this queue does not hold (seq %" PRIu64
+                     ", outstanding seq %" PRIu64 "..%" PRIu64 ")",
+                     h.seq, head_ + 1, next_);
+      return false;
+    }
+    entry(k).released = true;
+    while (head_ != next_ && entry(head_).released) {
+      if (!state_->write_counter(dir_.head_counter, counter_low32(head_ + 1), dir_.finish_op)) {
+        return false;
+      }
+      if (entry(head_).opcode == static_cast<uint64_t>(SpscQueueOpcode::STOP)) {
+        drained_ = true;
+      } else {
+        --data_outstanding_;
+      }
+      ++head_;
+    }
+    return true;
+  }
+
+  // True once STOP has been physically released.
+  bool drained() const { return drained_; }
+  bool stop_acquired() const { return stop_acquired_; }
+  uint64_t outstanding() const { return next_ - head_; }
+
+ private:
+  struct Entry {
+    uint64_t k;
+    uint64_t opcode;
+    uint64_t offset;
+    uint64_t nbytes;
+    const uint8_t* payload;
+    bool released;
+  };
+
+  Entry& entry(uint64_t k) { return entries_[k % Slots]; }
+
+  void fill(const Entry& e, SpscQueueInputHandle& h) const {
+    h.seq = expected_seq(e.k);
+    h.opcode = e.opcode;
+    h.payload_offset = e.offset;
+    h.payload_nbytes = e.nbytes;
+    h.payload = e.payload;
+    h.owner = state_->owner_token();
+  }
+
+  static bool matches(const Entry& e, const SpscQueueInputHandle& h) {
+    return e.opcode == h.opcode && e.offset == h.payload_offset && e.nbytes == h.payload_nbytes;
+  }
+
+  // Reconstructs the producer's tail. False: nothing new, or poisoned.
+  bool refresh_tail() {
+    int32_t observed = 0;
+    if (!state_->read_counter(dir_.tail_counter, dir_.acquire_op, &observed)) return false;
+    uint64_t tail = 0;
+    if (!reconstruct_counter(tail_, observed, dir_.depth, &tail) || tail - head_ > dir_.depth) {
+      state_->poison(SpscQueueErrorKind::INVALID_DESCRIPTOR, dir_.acquire_op,
+                     "impossible tail counter %d: known tail %" PRIu64 ", head %" PRIu64
+                     ", depth %" PRIu64, observed, tail_, head_, dir_.depth);
+      return false;
+    }
+    tail_ = tail;
+    return true;
+  }
+
+  // After STOP nothing may follow; a later descriptor poisons.
+  void check_nothing_after_stop() {
+    if (!refresh_tail() || tail_ == next_) return;
+    state_->poison(SpscQueueErrorKind::INVALID_DESCRIPTOR, dir_.acquire_op,
+                   "descriptor published after STOP (tail %" PRIu64 ", STOP was seq %" PRIu64 ")",
+                   tail_, next_);
+  }
+
+  bool read_descriptor(uint64_t k, SpscQueueDescriptor* d) {
+    RegionPayloadSpan span{};
+    const uint64_t off = dir_.slot_offset(k);
+    if (!state_->view().payload().read(off, kSpscQueueDescriptorBytes, span) ||
+        span.local_addr == nullptr || span.nbytes < kSpscQueueDescriptorBytes) {
+      state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.acquire_op,
+                     "descriptor read at offset %" PRIu64 " failed: %s", off,
+                     state_->view().error().message);
+      return false;
+    }
+    *d = decode_descriptor(span.local_addr);
+    return true;
+  }
+
+  bool validate(const SpscQueueDescriptor& d, SpscArenaPlacement* placement) {
+    char why[kSpscQueueErrorMessageBytes];
+    if (validate_descriptor(dir_, d, next_, cursor_, placement, why, sizeof(why))) return true;
+    state_->poison(SpscQueueErrorKind::INVALID_DESCRIPTOR, dir_.acquire_op, "%s", why);
+    return false;
+  }
+
+  SpscEndpointState<View>* state_;
+  SpscDirection dir_;
+  uint64_t data_window_;
+  bool repeat_active_;
+  uint64_t head_ = 0;
+  uint64_t next_ = 0;
+  uint64_t tail_ = 0;
+  uint64_t cursor_ = 0;  // arena cursor of the next message to acquire
+  uint64_t data_outstanding_ = 0;
+  bool stop_acquired_ = false;
+  bool drained_ = false;
+  Entry entries_[Slots] = {};
+};
+
+}  // namespace spsc_queue
+
+#endif  // SPSQ_COMMON_SPSQ_CONSUMER_H_

@@ -1,0 +1,183 @@
+// State one queue handle shares between its two directions: the view, the
+// clock, the layout, the RegionInstance identity and the first error. Poison
+// anywhere is terminal for the whole handle, so it lives here once.
+#ifndef SPSQ_COMMON_SPSQ_ENDPOINT_STATE_H_
+#define SPSQ_COMMON_SPSQ_ENDPOINT_STATE_H_
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <utility>
+
+#include "aicpu/region_view_types.h"
+#include "common/spsq_clock.h"
+#include "common/spsq_error.h"
+#include "common/spsq_layout.h"
+
+namespace spsc_queue {
+
+template <class View>
+class SpscEndpointState {
+ public:
+  SpscEndpointState(View&& view, MonotonicClock clock)
+      : view_(std::move(view)), clock_(clock) {}
+
+  SpscEndpointState(const SpscEndpointState&) = delete;
+  SpscEndpointState& operator=(const SpscEndpointState&) = delete;
+
+  // Called once construction validated everything. Until then the handle is
+  // not live and no error names an identity.
+  void activate(const SpscQueueLayout& layout, uint64_t session_bits, uint64_t transaction_id,
+                uint64_t own_abort_offset, uint64_t peer_abort_offset) {
+    layout_ = layout;
+    own_abort_offset_ = own_abort_offset;
+    peer_abort_offset_ = peer_abort_offset;
+    set_identity(session_bits, transaction_id);
+    active_ = true;
+  }
+
+  void set_identity(uint64_t session_bits, uint64_t transaction_id) {
+    session_bits_ = session_bits;
+    transaction_id_ = transaction_id;
+    has_identity_ = true;
+  }
+
+  bool live() const { return active_ && error_.kind == SpscQueueErrorKind::NONE; }
+  const SpscQueueError& error() const { return error_; }
+  const SpscQueueLayout& layout() const { return layout_; }
+  View& view() { return view_; }
+  const View& view() const { return view_; }
+  uint64_t now_ns() const { return clock_.now_ns(); }
+  // Identifies this handle in handles and reservations (cross-queue check).
+  uint64_t owner_token() const { return reinterpret_cast<uintptr_t>(this); }
+
+  // A construction failure: recorded, never signalled to the peer.
+  void fail_init(SpscQueueErrorKind kind, const char* fmt, ...)
+      __attribute__((format(printf, 3, 4))) {
+    if (error_.kind != SpscQueueErrorKind::NONE) return;
+    va_list args;
+    va_start(args, fmt);
+    record(kind, SpscQueueOperation::INIT, fmt, args);
+    va_end(args);
+  }
+
+  // Local poison: first error wins; the own abort flag is Set to 1 once.
+  void poison(SpscQueueErrorKind kind, SpscQueueOperation op, const char* fmt, ...)
+      __attribute__((format(printf, 4, 5))) {
+    if (error_.kind != SpscQueueErrorKind::NONE) return;
+    va_list args;
+    va_start(args, fmt);
+    record(kind, op, fmt, args);
+    va_end(args);
+    raise_own_abort_flag();
+  }
+
+  // The peer raised its flag: terminal, but the local flag stays down.
+  void remote_abort(SpscQueueOperation op, int32_t flag_value) {
+    if (error_.kind != SpscQueueErrorKind::NONE) return;
+    char text[96];
+    std::snprintf(text, sizeof(text), "peer abort flag at counter offset %llu reads %d",
+                  static_cast<unsigned long long>(peer_abort_offset_), flag_value);
+    error_ = make_error(SpscQueueErrorKind::REMOTE_ABORTED, op, "%s", text);
+    if (has_identity_) set_error_identity(&error_, session_bits_, transaction_id_);
+  }
+
+  // Samples the peer's abort flag (raised when >= 1). A view failure here is
+  // not a shared mutation, but the handle cannot go on without its view.
+  bool peer_abort_raised(SpscQueueOperation op) {
+    RegionCounterSample sample{};
+    if (!view_.counter().test(peer_abort_offset_, 1, RegionWaitCmp::GE, sample)) {
+      poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter test of the peer abort flag failed: %s",
+             view_.error().message);
+      return false;
+    }
+    if (sample.observed >= 1) {
+      remote_abort(op, sample.observed);
+      return true;
+    }
+    return false;
+  }
+
+  // Reads one counter slot (acquire). False means the handle is now poisoned.
+  bool read_counter(uint64_t offset, SpscQueueOperation op, int32_t* observed) {
+    RegionCounterSample sample{};
+    if (!view_.counter().test(offset, 0, RegionWaitCmp::GE, sample)) {
+      poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter test at offset %llu failed: %s",
+             static_cast<unsigned long long>(offset), view_.error().message);
+      return false;
+    }
+    *observed = sample.observed;
+    return true;
+  }
+
+  // Publishes one counter slot (plain Set, release). False means poisoned.
+  bool write_counter(uint64_t offset, int32_t value, SpscQueueOperation op) {
+    if (!view_.counter().notify(offset, value, RegionNotifyOp::Set)) {
+      poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter notify at offset %llu failed: %s",
+             static_cast<unsigned long long>(offset), view_.error().message);
+      return false;
+    }
+    return true;
+  }
+
+  // The blocking-call skeleton shared by every direction: timeout 0 is a live
+  // no-attempt; otherwise `attempt` runs until it succeeds, the handle dies or
+  // the clock passes the deadline, waiting between tries until the counter at
+  // `watch_offset` differs from `watch_value()`. On expiry the peer abort
+  // flag is sampled (never earlier: the spec ties it to expiry).
+  template <class Attempt, class WatchValue>
+  bool block(uint64_t timeout_ns, SpscQueueOperation op, uint64_t watch_offset,
+             Attempt&& attempt, WatchValue&& watch_value) {
+    if (!live() || timeout_ns == 0) return false;
+    const uint64_t start = now_ns();
+    const uint64_t deadline = (start > ~uint64_t{0} - timeout_ns) ? ~uint64_t{0} : start + timeout_ns;
+    for (;;) {
+      if (attempt()) return true;
+      if (!live()) return false;
+      const uint64_t now = now_ns();
+      if (now >= deadline) break;
+      int32_t observed = 0;
+      if (!view_.counter().wait(watch_offset, watch_value(), RegionWaitCmp::NE, deadline - now,
+                                observed) &&
+          view_.failed()) {
+        poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter wait at offset %llu failed: %s",
+               static_cast<unsigned long long>(watch_offset), view_.error().message);
+        return false;
+      }
+    }
+    peer_abort_raised(SpscQueueOperation::TIMEOUT);
+    return false;
+  }
+
+ private:
+  void record(SpscQueueErrorKind kind, SpscQueueOperation op, const char* fmt, va_list args) {
+    SpscQueueError e;
+    e.kind = kind;
+    e.op = op;
+    std::vsnprintf(e.message, sizeof(e.message), fmt, args);
+    if (has_identity_) set_error_identity(&e, session_bits_, transaction_id_);
+    error_ = e;
+  }
+
+  void raise_own_abort_flag() {
+    if (!active_ || abort_flag_raised_) return;
+    abort_flag_raised_ = true;  // once, even if the notify itself fails
+    view_.counter().notify(own_abort_offset_, 1, RegionNotifyOp::Set);
+  }
+
+  View view_;
+  MonotonicClock clock_;
+  SpscQueueLayout layout_{};
+  SpscQueueError error_{};
+  uint64_t session_bits_ = 0;
+  uint64_t transaction_id_ = 0;
+  uint64_t own_abort_offset_ = 0;
+  uint64_t peer_abort_offset_ = 0;
+  bool has_identity_ = false;
+  bool active_ = false;
+  bool abort_flag_raised_ = false;
+};
+
+}  // namespace spsc_queue
+
+#endif  // SPSQ_COMMON_SPSQ_ENDPOINT_STATE_H_

@@ -1,0 +1,212 @@
+// The producing side of one direction (L3 input, L2 output).
+//
+// Invariants, with head_ <= tail_ <= head_ + depth:
+//   tail_            messages published (the tail counter we wrote)
+//   head_            messages the consumer released, as last reconstructed
+//   cursor_          arena cursor after the last published message
+//   released_cursor_ arena cursor after the last released message, found by
+//                    replaying released descriptors with the arena rule
+// Unreleased payload is the cursor range [released_cursor_, cursor_). The
+// peer's head is re-read only when the ring or the arena looks full.
+#ifndef SPSQ_COMMON_SPSQ_PRODUCER_H_
+#define SPSQ_COMMON_SPSQ_PRODUCER_H_
+
+#include <cinttypes>
+#include <cstdint>
+
+#include "aicpu/region_view_types.h"
+#include "common/spsq_arena.h"
+#include "common/spsq_counter.h"
+#include "common/spsq_descriptor.h"
+#include "common/spsq_direction.h"
+#include "common/spsq_endpoint_state.h"
+#include "common/spsq_handles.h"
+#include "common/spsq_validate.h"
+
+namespace spsc_queue {
+
+template <class View>
+class SpscProducer {
+ public:
+  SpscProducer(SpscEndpointState<View>* state, const SpscDirection& dir)
+      : state_(state), dir_(dir) {}
+
+  SpscProducer(const SpscProducer&) = delete;
+  SpscProducer& operator=(const SpscProducer&) = delete;
+
+  // One active reservation at a time. False without an error for ordinary
+  // backpressure (ring or arena full) and for a message larger than the arena.
+  bool try_reserve(uint64_t nbytes, SpscQueueOutputReservation& r) {
+    return reserve_impl(nbytes, r, /*map_payload=*/true);
+  }
+
+  bool reserve(uint64_t nbytes, uint64_t timeout_ns, SpscQueueOutputReservation& r) {
+    if (nbytes > dir_.arena_bytes) return false;  // can never fit: nothing to wait for
+    return state_->block(
+        timeout_ns, dir_.acquire_op, dir_.head_counter,
+        [&] { return reserve_impl(nbytes, r, /*map_payload=*/true); },
+        [&] { return counter_low32(head_); });
+  }
+
+  // Reserves without mapping the span, for a publish that copies from `src`.
+  bool try_reserve_unmapped(uint64_t nbytes, SpscQueueOutputReservation& r) {
+    return reserve_impl(nbytes, r, /*map_payload=*/false);
+  }
+
+  // Publishes the active reservation: payload flush, descriptor bytes 8..31,
+  // seq, then the tail counter. `src`, when given, is copied into the span
+  // (the L3 path); otherwise the span the user filled is flushed in place.
+  bool publish(const SpscQueueOutputReservation& r, SpscQueueOpcode opcode,
+               const void* src = nullptr) {
+    if (!state_->live()) return false;
+    if (!active_ || r.owner != state_->owner_token() || r.generation != generation_ ||
+        r.payload_offset != active_placement_.payload_offset ||
+        r.payload_nbytes != active_nbytes_) {
+      state_->poison(SpscQueueErrorKind::OWNERSHIP, dir_.finish_op,
+                     "publish of an unknown, stale, already-published or foreign reservation "
+                     "(generation %" PRIu64 ", active %s generation %" PRIu64 ")",
+                     r.generation, active_ ? "is" : "none,", generation_);
+      return false;
+    }
+    const uint64_t op = static_cast<uint64_t>(opcode);
+    if (!dir_.carries(op) ||
+        (opcode == SpscQueueOpcode::STOP && active_nbytes_ != 0)) {
+      state_->poison(SpscQueueErrorKind::BAD_ARGUMENT, dir_.finish_op,
+                     "opcode %" PRIu64 " (%s) with %" PRIu64 " bytes cannot be published here",
+                     op, opcode_name(op), active_nbytes_);
+      return false;
+    }
+    active_ = false;
+    if (active_nbytes_ != 0) {
+      const void* bytes = src != nullptr ? src : static_cast<const void*>(r.payload);
+      if (bytes == nullptr ||
+          !state_->view().payload().write(r.payload_offset, bytes, active_nbytes_)) {
+        return fail_mutation("payload write");
+      }
+    }
+    const uint64_t slot = dir_.slot_offset(tail_);
+    uint8_t body[24];
+    encode_descriptor_body(SpscQueueDescriptor{0, op, active_placement_.payload_offset,
+                                               active_nbytes_}, body);
+    if (!state_->view().payload().write(slot + kDescriptorOpcodeOffset, body, sizeof(body))) {
+      return fail_mutation("descriptor write");
+    }
+    uint8_t seq[8];
+    store_le64(seq, expected_seq(tail_));
+    if (!state_->view().payload().write(slot + kDescriptorSeqOffset, seq, sizeof(seq))) {
+      return fail_mutation("descriptor seq write");
+    }
+    if (!state_->write_counter(dir_.tail_counter, counter_low32(tail_ + 1), dir_.finish_op)) {
+      return false;
+    }
+    ++tail_;
+    cursor_ = active_placement_.next_cursor;
+    return true;
+  }
+
+  uint64_t published() const { return tail_; }
+  uint64_t arena_bytes() const { return dir_.arena_bytes; }
+
+ private:
+  bool reserve_impl(uint64_t nbytes, SpscQueueOutputReservation& r, bool map_payload) {
+    if (!state_->live()) return false;
+    if (active_) {
+      state_->poison(SpscQueueErrorKind::OWNERSHIP, dir_.acquire_op,
+                     "reserve while reservation %" PRIu64 " is still active", generation_);
+      return false;
+    }
+    if (nbytes > dir_.arena_bytes) return false;
+    if (tail_ - head_ == dir_.depth && (!refresh_head() || tail_ - head_ == dir_.depth)) {
+      return false;
+    }
+    SpscArenaPlacement p;
+    if (!arena_place(cursor_, nbytes, dir_.arena_offset, dir_.arena_bytes, &p)) {
+      state_->poison(SpscQueueErrorKind::INVALID_DESCRIPTOR, dir_.acquire_op,
+                     "arena cursor %" PRIu64 " overflows", cursor_);
+      return false;
+    }
+    if (!arena_has_room(released_cursor_, cursor_, p, dir_.arena_bytes) &&
+        (!refresh_head() || !arena_has_room(released_cursor_, cursor_, p, dir_.arena_bytes))) {
+      return false;
+    }
+    uint8_t* span_addr = nullptr;
+    if (nbytes != 0 && map_payload) {
+      RegionPayloadSpan span{};
+      if (!state_->view().payload().read(p.payload_offset, nbytes, span) ||
+          span.local_addr == nullptr || span.nbytes < nbytes) {
+        state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.acquire_op,
+                       "payload map of [%" PRIu64 ", +%" PRIu64 ") failed: %s", p.payload_offset,
+                       nbytes, state_->view().error().message);
+        return false;
+      }
+      span_addr = span.local_addr;
+    }
+    active_ = true;
+    ++generation_;
+    active_placement_ = p;
+    active_nbytes_ = nbytes;
+    r.payload_offset = p.payload_offset;
+    r.payload_nbytes = nbytes;
+    r.payload = span_addr;
+    r.owner = state_->owner_token();
+    r.generation = generation_;
+    return true;
+  }
+
+  // Reconstructs the consumer's head and replays the descriptors it released
+  // to learn how much arena they free. False: nothing new, or poisoned.
+  bool refresh_head() {
+    int32_t observed = 0;
+    if (!state_->read_counter(dir_.head_counter, dir_.acquire_op, &observed)) return false;
+    uint64_t head = 0;
+    if (!reconstruct_counter(head_, observed, dir_.depth, &head) || head > tail_) {
+      state_->poison(SpscQueueErrorKind::INVALID_DESCRIPTOR, dir_.acquire_op,
+                     "impossible head counter %d: known head %" PRIu64 ", tail %" PRIu64
+                     ", depth %" PRIu64, observed, head_, tail_, dir_.depth);
+      return false;
+    }
+    for (; head_ != head; ++head_) {
+      RegionPayloadSpan span{};
+      const uint64_t off = dir_.slot_offset(head_);
+      if (!state_->view().payload().read(off, kSpscQueueDescriptorBytes, span) ||
+          span.local_addr == nullptr || span.nbytes < kSpscQueueDescriptorBytes) {
+        state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.acquire_op,
+                       "descriptor read at offset %" PRIu64 " failed: %s", off,
+                       state_->view().error().message);
+        return false;
+      }
+      SpscArenaPlacement p;
+      char why[kSpscQueueErrorMessageBytes];
+      if (!validate_descriptor(dir_, decode_descriptor(span.local_addr), head_, released_cursor_,
+                               &p, why, sizeof(why))) {
+        state_->poison(SpscQueueErrorKind::INVALID_DESCRIPTOR, dir_.acquire_op,
+                       "payload replay of a released descriptor failed: %s", why);
+        return false;
+      }
+      released_cursor_ = p.next_cursor;
+    }
+    return true;
+  }
+
+  bool fail_mutation(const char* what) {
+    state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.finish_op,
+                   "%s failed after shared mutation began: %s", what,
+                   state_->view().error().message);
+    return false;
+  }
+
+  SpscEndpointState<View>* state_;
+  SpscDirection dir_;
+  uint64_t tail_ = 0;
+  uint64_t head_ = 0;
+  uint64_t cursor_ = 0;
+  uint64_t released_cursor_ = 0;
+  bool active_ = false;
+  uint64_t generation_ = 0;
+  SpscArenaPlacement active_placement_{};
+  uint64_t active_nbytes_ = 0;
+};
+
+}  // namespace spsc_queue
+
+#endif  // SPSQ_COMMON_SPSQ_PRODUCER_H_

@@ -1,0 +1,78 @@
+#include "runtime/region_instance.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace spsq_runtime {
+
+uint64_t RegionLedger::live() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return live_.size();
+}
+
+uint64_t RegionLedger::materialized() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return materialized_;
+}
+
+uint64_t RegionLedger::reclaimed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reclaimed_;
+}
+
+bool RegionLedger::is_live(uint32_t worker_id, uint64_t transaction_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return live_.count({worker_id, transaction_id}) != 0;
+}
+
+void RegionLedger::on_materialized(const RegionInstanceId& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  live_.insert({id.worker_id, id.transaction_id});
+  ++materialized_;
+}
+
+void RegionLedger::on_reclaimed(const RegionInstanceId& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  live_.erase({id.worker_id, id.transaction_id});
+  ++reclaimed_;
+}
+
+std::shared_ptr<RegionInstance> RegionInstance::materialize(
+    const RegionInstanceId& id, uint64_t payload_bytes, uint64_t counter_bytes,
+    std::shared_ptr<RegionLedger> ledger, std::string* error) {
+  char buf[200];
+  if (payload_bytes == 0 || counter_bytes == 0) {
+    std::snprintf(buf, sizeof(buf),
+                  "RegionInstance needs nonzero parts (payload %" PRIu64 ", counter %" PRIu64 ")",
+                  payload_bytes, counter_bytes);
+    *error = buf;
+    return nullptr;
+  }
+  uint64_t counter_offset, total;
+  if (__builtin_add_overflow(payload_bytes, kRegionCounterAlign - 1, &counter_offset) ||
+      __builtin_add_overflow(counter_offset & ~(kRegionCounterAlign - 1), counter_bytes,
+                             &total)) {
+    *error = "RegionInstance size overflows 64 bits";
+    return nullptr;
+  }
+  counter_offset &= ~(kRegionCounterAlign - 1);
+  SharedMapping mapping;
+  if (!SharedMapping::create(total, &mapping, error)) return nullptr;
+
+  std::shared_ptr<RegionInstance> instance(new RegionInstance());
+  const uint64_t base = reinterpret_cast<uintptr_t>(mapping.data());
+  instance->id_ = id;
+  instance->payload_ = RegionPartLocalSpan{base, payload_bytes};
+  instance->counter_ = RegionPartLocalSpan{base + counter_offset, counter_bytes};
+  instance->mapping_ = std::move(mapping);
+  instance->ledger_ = std::move(ledger);
+  if (instance->ledger_) instance->ledger_->on_materialized(id);
+  return instance;
+}
+
+RegionInstance::~RegionInstance() {
+  mapping_.reset();
+  if (ledger_) ledger_->on_reclaimed(id_);
+}
+
+}  // namespace spsq_runtime

@@ -1,0 +1,85 @@
+// A RegionInstance: one allocation of PAYLOAD and COUNTER memory for one chip
+// worker, identified by (worker, session bits, transaction id). Whoever may
+// still touch the memory holds a shared_ptr to it: the L3 handle until free(),
+// every L2 task submitted while it was alive until that task returned. The
+// last reference unmaps it, so physical cleanup follows the L2 drain.
+#ifndef SPSQ_RUNTIME_REGION_INSTANCE_H_
+#define SPSQ_RUNTIME_REGION_INSTANCE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "aicpu/region_view_types.h"
+#include "runtime/shared_mapping.h"
+
+namespace spsq_runtime {
+
+// Counter memory starts on a 64-byte boundary so each 64-byte-strided signal
+// owns its own cache line.
+inline constexpr uint64_t kRegionCounterAlign = 64;
+
+struct RegionInstanceId {
+  uint32_t worker_id = 0;
+  uint64_t session_instance_id_bits = 0;
+  uint64_t transaction_id = 0;
+};
+
+// Books materialized and reclaimed instances so tests (and leak checks) can
+// see exactly when physical memory goes away. Thread safe: the last reference
+// may drop on a chip worker thread.
+class RegionLedger {
+ public:
+  uint64_t live() const;
+  uint64_t materialized() const;
+  uint64_t reclaimed() const;
+  bool is_live(uint32_t worker_id, uint64_t transaction_id) const;
+
+ private:
+  friend class RegionInstance;
+  void on_materialized(const RegionInstanceId& id);
+  void on_reclaimed(const RegionInstanceId& id);
+
+  mutable std::mutex mu_;
+  std::set<std::pair<uint32_t, uint64_t>> live_;
+  uint64_t materialized_ = 0;
+  uint64_t reclaimed_ = 0;
+};
+
+class RegionInstance {
+ public:
+  // Maps payload_bytes (> 0) followed, at the next 64-byte boundary, by
+  // counter_bytes (> 0) of zeroed shared memory. Returns nullptr and says why
+  // in *error on failure; nothing is booked then.
+  static std::shared_ptr<RegionInstance> materialize(const RegionInstanceId& id,
+                                                     uint64_t payload_bytes,
+                                                     uint64_t counter_bytes,
+                                                     std::shared_ptr<RegionLedger> ledger,
+                                                     std::string* error);
+
+  RegionInstance(const RegionInstance&) = delete;
+  RegionInstance& operator=(const RegionInstance&) = delete;
+  ~RegionInstance();  // reclaims the physical memory
+
+  const RegionInstanceId& id() const { return id_; }
+  // Local spans of the two parts (addresses valid in this process and in any
+  // child forked after materialize()).
+  RegionPartLocalSpan payload() const { return payload_; }
+  RegionPartLocalSpan counter() const { return counter_; }
+
+ private:
+  RegionInstance() = default;
+
+  RegionInstanceId id_;
+  SharedMapping mapping_;
+  RegionPartLocalSpan payload_;
+  RegionPartLocalSpan counter_;
+  std::shared_ptr<RegionLedger> ledger_;
+};
+
+}  // namespace spsq_runtime
+
+#endif  // SPSQ_RUNTIME_REGION_INSTANCE_H_
