@@ -1,0 +1,230 @@
+// Scenarios that run an L2 endpoint under test against the wire-level L3
+// peer in lockstep. The endpoint is any SpscQueueEndpoint written to the
+// RegionView contract: it is named only through the spec's entry points
+// ("common/region_template.h", "aicpu/region_instance_view.h"), which the
+// including test target takes from the implementation under test.
+//
+// Each execution checks: FIFO and exactly-once delivery both ways (every
+// payload carries a pattern derived from its index, re-checked before
+// release so bytes overwritten while held are caught), capacity exactly
+// depth on the output ring, STOP drain, and no poison on either side.
+#ifndef SPSQ_SANITIZERS_INTERLEAVE_L2_SCENARIOS_H_
+#define SPSQ_SANITIZERS_INTERLEAVE_L2_SCENARIOS_H_
+
+#include <array>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "aicpu/region_instance_view.h"
+#include "common/region_template.h"
+#include "sanitizers/interleave/l3_peer.h"
+#include "sanitizers/interleave/scheduler.h"
+
+namespace spsq_sched {
+
+struct L2ScenarioSpec {
+  const char* name;
+  uint64_t depth;
+  uint64_t input_arena, output_arena;
+  uint64_t messages;      // DATA inputs before STOP
+  uint64_t input_bytes;   // per input
+  uint64_t output_bytes;  // per output (one output per input)
+  bool newest_first;      // release held inputs newest first (out of order)
+  bool capacity_exact;    // the output arena never limits: ring-full means depth outstanding
+};
+
+inline uint8_t input_byte(uint64_t i, uint64_t j) { return static_cast<uint8_t>(i * 31 + j * 7 + 1); }
+inline uint8_t output_byte(uint64_t i, uint64_t j) { return static_cast<uint8_t>(i * 17 + j * 5 + 3); }
+inline bool is_error_output(uint64_t i) { return i % 3 == 2; }
+
+inline uint64_t frozen_clock_ns() { return 1; }  // scenarios only use try_* calls
+
+// The parameter types of the endpoint's member functions, so the handle,
+// reservation and opcode types need no names.
+template <class C, class H>
+H handle_type(bool (C::*)(H&));
+template <class C, class R>
+R reservation_type(bool (C::*)(uint64_t, R&));
+template <class C, class R, class Op, class... Rest>
+Op opcode_type(bool (C::*)(const R&, Op, Rest...));
+
+template <template <class, uint64_t> class Endpoint, uint64_t Window>
+std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
+  using View = SchedView<RegionPartLocalSpan>;
+  using EP = Endpoint<View, Window>;
+  using Input = std::remove_reference_t<decltype(std::declval<EP&>().input())>;
+  using Output = std::remove_reference_t<decltype(std::declval<EP&>().output())>;
+  using Handle = decltype(handle_type(&Input::try_peek));
+  using Reservation = decltype(reservation_type(&Output::try_reserve));
+  using Opcode = decltype(opcode_type(&Output::publish));
+
+  struct State {
+    WireLayout layout;
+    SchedRegion region;
+    L3Peer peer;
+    std::unique_ptr<EP> ep;
+    uint64_t outputs_published = 0;
+    bool drained = false;
+    uint64_t received = 0;
+    explicit State(const WireLayout& l)
+        : layout(l), region(l.payload_bytes, kCounterBytes), peer(&region, l) {}
+  };
+
+  return [spec]() {
+    auto st = std::make_shared<State>(
+        WireLayout::make(spec.depth, spec.input_arena, spec.output_arena));
+    const std::array<uint64_t, 10> scalars = {kMagicVersion, 0x5eed, 1,
+                                  reinterpret_cast<uint64_t>(st->region.payload_base()),
+                                  st->layout.payload_bytes,
+                                  reinterpret_cast<uint64_t>(st->region.counter_base()),
+                                  kCounterBytes, spec.depth, spec.input_arena, spec.output_arena};
+    Scenario s;
+
+    // Thread 0: the L3 peer sends inputs then STOP, and drains outputs.
+    s.threads[0] = [st, spec](Run& run) {
+      st->region.run = &run;
+      uint64_t sent = 0;
+      bool stop_sent = false;
+      std::vector<uint8_t> buf(spec.input_bytes);
+      while (!(stop_sent && st->received == spec.messages)) {
+        bool progress = false;
+        if (!stop_sent) {
+          for (uint64_t j = 0; j < spec.input_bytes; ++j) buf[j] = input_byte(sent, j);
+          const bool stop = sent == spec.messages;
+          const L3Peer::Result r = stop ? st->peer.try_send(kOpStop, nullptr, 0)
+                                        : st->peer.try_send(kOpData, buf.data(), spec.input_bytes);
+          if (r == L3Peer::Result::FAILED) run.fail("L3 send: " + st->peer.error());
+          if (r == L3Peer::Result::OK) {
+            progress = true;
+            if (stop) stop_sent = true; else ++sent;
+          }
+        }
+        L3Peer::Message m;
+        const L3Peer::Result r = st->peer.try_receive(&m);
+        if (r == L3Peer::Result::FAILED) run.fail("L3 receive: " + st->peer.error());
+        if (r == L3Peer::Result::OK) {
+          const uint64_t i = st->received;
+          const uint64_t want_op = is_error_output(i) ? kOpError : kOpData;
+          if (m.opcode != want_op || m.nbytes != spec.output_bytes) {
+            run.fail("output " + std::to_string(i) + ": opcode " + std::to_string(m.opcode) +
+                     ", " + std::to_string(m.nbytes) + " bytes");
+          }
+          for (uint64_t j = 0; j < m.nbytes; ++j) {
+            if (m.bytes[j] != output_byte(i, j)) {
+              run.fail("output " + std::to_string(i) + " byte " + std::to_string(j) +
+                       " is " + std::to_string(m.bytes[j]) + ", want " +
+                       std::to_string(output_byte(i, j)) + " (lost, reordered or torn)");
+            }
+          }
+          if (st->peer.release() != L3Peer::Result::OK) run.fail("L3 release: " + st->peer.error());
+          ++st->received;
+          progress = true;
+        }
+        if (!progress) run.blocked();
+      }
+    };
+
+    // Thread 1: the L2 endpoint holds up to Window inputs, answers each with
+    // one output, releases in the chosen order, then drains STOP.
+    s.threads[1] = [st, spec, scalars](Run& run) {
+      st->region.run = &run;
+      spsc_queue::SpscQueueEndpointBinding binding{};
+      if (!spsc_queue::decode_endpoint_binding(scalars.data(), 10, &binding)) {
+        run.fail("the endpoint's decoder rejected a valid binding");
+      }
+      st->ep = std::make_unique<EP>(binding, View(&st->region),
+                                    spsc_queue::MonotonicClock{&frozen_clock_ns});
+      EP& ep = *st->ep;
+      auto die = [&](const std::string& what) {
+        run.fail(what + ": " + std::string(ep.error().message));
+      };
+      if (!ep.live()) die("endpoint not live after construction");
+      struct Held {
+        Handle h;
+        uint64_t index;
+      };
+      std::vector<Held> held;
+      Handle stop{};
+      bool stop_acquired = false;
+      uint64_t acquired = 0;
+      auto verify = [&](const Held& x) {
+        if (x.h.payload_nbytes != spec.input_bytes) die("input size changed");
+        for (uint64_t j = 0; j < spec.input_bytes; ++j) {
+          if (x.h.payload[j] != input_byte(x.index, j)) {
+            run.fail("input " + std::to_string(x.index) + " byte " + std::to_string(j) + " is " +
+                     std::to_string(x.h.payload[j]) + ", want " +
+                     std::to_string(input_byte(x.index, j)) + " (overwritten while held?)");
+          }
+        }
+      };
+      for (;;) {
+        bool progress = false;
+        bool peek_failed = false;
+        if (!stop_acquired) {
+          Handle h{};
+          if (ep.input().try_peek(h)) {
+            progress = true;
+            if (h.opcode == kOpStop) {
+              stop = h;
+              stop_acquired = true;
+            } else {
+              held.push_back(Held{h, acquired++});
+              verify(held.back());
+            }
+          } else {
+            if (!ep.live()) die("input try_peek poisoned");
+            peek_failed = true;
+          }
+        }
+        if (!held.empty() && (held.size() == Window || stop_acquired || peek_failed)) {
+          const size_t pick = spec.newest_first ? held.size() - 1 : 0;
+          const Held x = held[pick];
+          verify(x);
+          Reservation r{};
+          if (!ep.output().try_reserve(spec.output_bytes, r)) {
+            if (!ep.live()) die("output try_reserve poisoned");
+            const uint64_t outstanding = st->outputs_published - st->peer.outputs_released();
+            if (spec.capacity_exact && outstanding != spec.depth) {
+              run.fail("output ring refused a message with " + std::to_string(outstanding) +
+                       " outstanding; capacity must be exactly depth " + std::to_string(spec.depth));
+            }
+            run.blocked();
+            continue;
+          }
+          const uint64_t i = st->outputs_published;
+          for (uint64_t j = 0; j < spec.output_bytes; ++j) r.payload[j] = output_byte(i, j);
+          const Opcode op = static_cast<Opcode>(is_error_output(i) ? kOpError : kOpData);
+          if (!ep.output().publish(r, op)) die("publish failed");
+          ++st->outputs_published;
+          if (!ep.input().release(x.h)) die("input release failed");
+          held.erase(held.begin() + static_cast<std::ptrdiff_t>(pick));
+          progress = true;
+        }
+        if (stop_acquired && held.empty()) {
+          if (!ep.input().release(stop)) die("STOP release failed");
+          if (!ep.input().drained()) run.fail("drained() is false after STOP was released");
+          st->drained = true;
+          return;
+        }
+        if (!progress) run.blocked();
+      }
+    };
+
+    s.final_check = [st, spec]() -> std::string {
+      if (!st->ep) return "the endpoint was never constructed";
+      if (!st->ep->live()) return "endpoint poisoned: " + std::string(st->ep->error().message);
+      if (!st->drained) return "endpoint never drained";
+      if (st->received != spec.messages) return "L3 received " + std::to_string(st->received);
+      if (st->peer.flag(kPeerAbort) != 0) return "L2 raised its abort flag";
+      return std::string();
+    };
+    return s;
+  };
+}
+
+}  // namespace spsq_sched
+
+#endif  // SPSQ_SANITIZERS_INTERLEAVE_L2_SCENARIOS_H_
