@@ -1,0 +1,21 @@
+#include "fuzz/seedgen.h"
+
+namespace spsq_fuzz {
+
+void wire_seeds(const std::string& harness, std::vector<Seed>* out);
+
+std::vector<std::string> seeded_harnesses() {
+  return {"binding_decode", "layout", "counter_stream"};
+}
+
+bool generate_seeds(const std::string& harness, std::vector<Seed>* out) {
+  out->clear();
+  for (const std::string& h : seeded_harnesses()) {
+    if (h != harness) continue;
+    wire_seeds(harness, out);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace spsq_fuzz
