@@ -45,6 +45,9 @@ class WorkerChipOrchRegion {
     return {p.base, p.logical_bytes, c.base, c.logical_bytes};
   }
 
+  // The instance while not released (the orchestrator tracks it for pins).
+  std::shared_ptr<RegionInstance> instance() const { return instance_; }
+
   // Logical release; idempotent.
   void free() { instance_.reset(); }
 
