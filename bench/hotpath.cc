@@ -2,9 +2,11 @@
 // sends a message and immediately receives it, so what is counted is the
 // queue's own work per message, free of waiting and of scheduling noise.
 //
-//   hotpath <channel> <bytes> <messages>
+//   hotpath <channel>[:poll] <bytes> <messages>
 //   channel: spsq_in (L3 -> L2, MaxInflight 1), spsq_in_m4, spsq_out (L2 -> L3),
 //            boost, moodycamel, ring
+//   :poll    instead, poll the empty receiver <messages> times: the cost of
+//            one spin of a waiting consumer
 // Run it twice with different message counts under callgrind; the difference
 // in Ir divided by the difference in messages is instructions per message.
 #include <cstdint>
@@ -25,9 +27,20 @@ namespace {
 
 constexpr SpsqShape kShape{64, uint64_t{1} << 20, uint64_t{1} << 20};
 
+bool g_poll = false;
+
 template <class Tx, class Rx>
 int pump(Tx& tx, Rx& rx, uint64_t nbytes, uint64_t messages) {
   StampChecker checker;
+  if (g_poll) {
+    for (uint64_t i = 0; i < messages; ++i) {
+      if (rx.try_recv(checker) != 0) {
+        std::fprintf(stderr, "hotpath: an empty queue delivered a message\n");
+        return 1;
+      }
+    }
+    return rx.live() ? 0 : 1;
+  }
   for (uint64_t i = 0; i < messages; ++i) {
     stamp(tx.source(), nbytes, i);
     if (!tx.try_send() || rx.try_recv(checker) != 1) {
@@ -117,5 +130,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hotpath: messages must be a number, got '%s'\n", argv[3]);
     return 2;
   }
-  return spsq_bench::run(argv[1], nbytes, messages);
+  std::string channel = argv[1];
+  const size_t colon = channel.find(':');
+  if (colon != std::string::npos) {
+    if (channel.substr(colon) != ":poll") {
+      std::fprintf(stderr, "hotpath: unknown mode '%s' (only :poll)\n", channel.c_str() + colon);
+      return 2;
+    }
+    spsq_bench::g_poll = true;
+    channel.resize(colon);
+  }
+  return spsq_bench::run(channel, nbytes, messages);
 }

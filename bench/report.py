@@ -131,6 +131,35 @@ def fuzz_targets(output_base):
     return sorted(names)
 
 
+def fuzzer_options(name):
+    """[libfuzzer] keys of fuzz/<name>.options and corpora/<name>/<name>.dict, as flags:
+    the settings the fuzzer runs with elsewhere, so its exec/s is comparable."""
+    flags, section = [], None
+    path = os.path.join(ROOT, "fuzz", name + ".options")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.split("#")[0].strip()
+                if line.startswith("["):
+                    section = line.strip("[]").strip()
+                elif "=" in line and section == "libfuzzer":
+                    k, v = (x.strip() for x in line.split("=", 1))
+                    flags.append("-%s=%s" % (k, v))
+    d = os.path.join(ROOT, "corpora", name, name + ".dict")
+    if os.path.exists(d):
+        flags.append("-dict=" + d)
+    return flags
+
+
+def repo_corpora(name):
+    out = []
+    for sub in ("seeds", "corpus", "regressions"):
+        d = os.path.join(ROOT, "corpora", name, sub)
+        if os.path.isdir(d) and os.listdir(d):
+            out.append(d)
+    return out
+
+
 def run_fuzzers(output_base, seconds):
     rows = []
     targets = fuzz_targets(output_base)
@@ -146,17 +175,13 @@ def run_fuzzers(output_base, seconds):
             continue
         if bin_dir is None:
             bin_dir = bazel_bin(output_base, ["--config=libfuzzer"])
+        # New inputs go to a scratch dir; the repo corpora are read-only inputs.
         scratch = tempfile.mkdtemp(prefix="spsq_fuzz_%s_" % name)
-        seeds = os.path.join(ROOT, "corpora", name)
-        if os.path.isdir(seeds):
-            for f in os.listdir(seeds):
-                src = os.path.join(seeds, f)
-                if os.path.isfile(src):
-                    shutil.copy(src, scratch)
         log("fuzzer %s: %ds" % (name, seconds))
-        res = subprocess.run([os.path.join(bin_dir, "fuzz", name), "-max_total_time=%d" % seconds,
-                              "-print_final_stats=1", "-artifact_prefix=" + scratch + "/", scratch],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cmd = [os.path.join(bin_dir, "fuzz", name), "-max_total_time=%d" % seconds,
+               "-print_final_stats=1", "-artifact_prefix=" + scratch + "/"]
+        cmd += fuzzer_options(name) + [scratch] + repo_corpora(name)
+        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         shutil.rmtree(scratch, ignore_errors=True)
         m = re.search(r"stat::average_exec_per_sec:\s*(\d+)", res.stdout)
         runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", res.stdout)

@@ -21,17 +21,15 @@
 
 namespace spsq_bench {
 
-// L3 enqueue: reserve without mapping, publish copies from the caller's bytes
-// (the WorkerChipQueue input path).
+// L3 try_enqueue: the queue copies from the caller's bytes.
 template <uint64_t M>
 class SpsqL3Sender {
  public:
   SpsqL3Sender(SpsqPair<M>& pair, uint64_t nbytes) : l3_(pair.l3()), staging_(nbytes) {}
   uint8_t* source() { return staging_.data(); }
   bool try_send() {
-    spsc_queue::SpscQueueOutputReservation r;
-    return l3_.input().try_reserve_unmapped(staging_.size(), r) &&
-           l3_.input().publish(r, spsc_queue::SpscQueueOpcode::DATA, staging_.data());
+    return l3_.input().try_enqueue(staging_.data(), staging_.size()) ==
+           spsc_queue::WorkerChipQueueStatus::OK;
   }
   bool live() const { return l3_.live(); }
   std::string error() const { return std::string("L3: ") + l3_.error().message; }
@@ -86,18 +84,18 @@ class SpsqL2Sender {
   AlignedBuffer staging_;
 };
 
-// L3 output: peek, read into the caller's buffer, release (dequeue_into).
+// L3 try_dequeue_into: peek, copy into the caller's buffer, release.
 template <uint64_t M>
 class SpsqL3Receiver {
  public:
   SpsqL3Receiver(SpsqPair<M>& pair, uint64_t nbytes) : l3_(pair.l3()), sink_(nbytes) {}
   uint64_t try_recv(StampChecker& checker) {
-    spsc_queue::SpscQueueInputHandle h;
-    if (!l3_.output().try_peek(h)) return 0;
-    const uint64_t n = h.payload_nbytes <= sink_.size() ? h.payload_nbytes : 0;
-    if (n != 0) std::memcpy(sink_.data(), h.payload, n);
-    checker.check(sink_.data(), h.payload_nbytes, sink_.size());
-    l3_.output().release(h);
+    spsc_queue::WorkerChipMessage m;
+    if (l3_.output().try_dequeue_into(sink_.data(), sink_.size(), &m) !=
+        spsc_queue::WorkerChipQueueStatus::OK) {
+      return 0;
+    }
+    checker.check(sink_.data(), m.payload_nbytes, sink_.size());
     return 1;
   }
   bool live() const { return l3_.live(); }

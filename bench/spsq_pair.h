@@ -1,5 +1,5 @@
-// One SPSQ queue in host memory with both ends: the L2 SpscQueueEndpoint bound
-// from the ten-scalar binding (as L2 code does) and the L3 side. Each end has
+// One SPSQ queue in host memory with both ends bound from the same ten-scalar
+// binding: the L3 WorkerChipQueue and the L2 SpscQueueEndpoint. Each end has
 // its own RegionInstanceView over the same two parts.
 #ifndef SPSQ_BENCH_SPSQ_PAIR_H_
 #define SPSQ_BENCH_SPSQ_PAIR_H_
@@ -13,8 +13,8 @@
 
 #include "aicpu/region_instance_view.h"
 #include "bench/aligned_buffer.h"
-#include "bench/spsq_l3_side.h"
 #include "common/region_template.h"
+#include "l3/worker_chip_queue.h"
 
 namespace spsq_bench {
 
@@ -28,7 +28,7 @@ template <uint64_t MaxInflight>
 class SpsqPair {
  public:
   using L2 = spsc_queue::SpscQueueEndpoint<RegionInstanceView, MaxInflight>;
-  using L3 = SpsqL3Side<RegionInstanceView>;
+  using L3 = spsc_queue::WorkerChipQueue;
 
   explicit SpsqPair(const SpsqShape& shape) {
     spsc_queue::SpscQueueLayout layout{};
@@ -52,8 +52,12 @@ class SpsqPair {
         spsc_queue::kSpscQueueMagicVersion, kSessionBits, kTransactionId,
         payload.base, payload.logical_bytes, counter.base, counter.logical_bytes,
         shape.depth, shape.input_arena_bytes, shape.output_arena_bytes};
-    l3_ = std::make_unique<Own<L3>>(RegionInstanceView(payload, counter, clock), clock, layout,
-                               kSessionBits, kTransactionId);
+    l3_ = std::make_unique<Own<L3>>(binding, RegionInstanceView(payload, counter, clock), clock,
+                                    nullptr);
+    if (!l3_->v.live()) {
+      error_ = std::string("L3 queue: ") + l3_->v.error().message;
+      return;
+    }
     l2_ = std::make_unique<Own<L2>>(binding, RegionInstanceView(payload, counter, clock), clock);
     if (!l2_->v.live()) error_ = std::string("L2 endpoint: ") + l2_->v.error().message;
   }
