@@ -1,7 +1,8 @@
 // The L3 WorkerChipQueue against the reference L2 endpoint (duplex, capacity,
 // arena wrap, backpressure, STOP, ERROR, ownership, remote abort) and against
-// a hostile L2 that writes raw bytes. Single threaded on a virtual clock: a
-// blocking call either sees scripted peer progress or times out, no sleeping.
+// a hostile L2 that writes raw bytes. Single threaded on the virtual clock of
+// //core/testing: a blocking call either sees the peer's move scripted into
+// its wait or times out by advancing the clock; nothing sleeps.
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -10,20 +11,22 @@
 
 #include "common/region_template.h"
 #include "gtest/gtest.h"
-#include "l3/virtual_clock_view.h"
 #include "l3/worker_chip_queue.h"
 #include "runtime/region_instance.h"
+#include "testing/recording_view.h"
+#include "testing/virtual_clock.h"
 
 namespace spsc_queue {
 namespace {
 
-using spsq_l3_testing::VirtualClock;
-using spsq_l3_testing::VirtualClockView;
-using spsq_l3_testing::WaitScript;
+using spsq_testing::AccessKind;
+using spsq_testing::RecordingView;
+using spsq_testing::ViewScript;
+using spsq_testing::VirtualClock;
 using spsq_runtime::RegionInstance;
 using spsq_runtime::RegionLedger;
 using Status = WorkerChipQueueStatus;
-using L3Queue = BasicWorkerChipQueue<VirtualClockView>;
+using L3Queue = BasicWorkerChipQueue<RecordingView>;
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
 
@@ -40,7 +43,7 @@ std::vector<uint8_t> pattern(uint64_t n, uint8_t seed) {
 // raw access for playing a hostile L2.
 template <uint64_t MaxInflight = 1>
 struct Rig {
-  using L2 = SpscQueueEndpoint<VirtualClockView, MaxInflight>;
+  using L2 = SpscQueueEndpoint<RecordingView, MaxInflight>;
 
   Rig(uint64_t depth, uint64_t in, uint64_t out, uint64_t session = kSession) {
     VirtualClock::reset();
@@ -58,12 +61,20 @@ struct Rig {
                                        depth,
                                        in,
                                        out};
-    l3 = std::make_unique<L3Queue>(binding, view(l3_script), VirtualClock::clock(), instance);
-    l2 = std::make_unique<L2>(binding, view(l2_script), VirtualClock::clock());
+    l3 = std::make_unique<L3Queue>(binding, view(&l3_script), VirtualClock::clock(), instance);
+    l2 = std::make_unique<L2>(binding, view(&l2_script), VirtualClock::clock());
   }
 
-  VirtualClockView view(const std::shared_ptr<WaitScript>& script) const {
-    return VirtualClockView(instance->payload(), instance->counter(), script);
+  // Whatever a test did, neither side may touch memory outside its spans or
+  // keep waiting without progress.
+  ~Rig() {
+    EXPECT_EQ(l3_script.out_of_span, 0u) << l3_script.log.str();
+    EXPECT_EQ(l2_script.out_of_span, 0u);
+    EXPECT_EQ(l3_script.wait_overruns, 0u);
+  }
+
+  RecordingView view(ViewScript* script) const {
+    return RecordingView(instance->payload(), instance->counter(), script);
   }
 
   uint8_t* payload() const { return reinterpret_cast<uint8_t*>(instance->payload().base); }
@@ -104,8 +115,9 @@ struct Rig {
   std::shared_ptr<RegionInstance> instance;
   SpscQueueLayout layout{};
   SpscQueueEndpointBinding binding{};
-  std::shared_ptr<WaitScript> l3_script = std::make_shared<WaitScript>();
-  std::shared_ptr<WaitScript> l2_script = std::make_shared<WaitScript>();
+  // The views log into these (the endpoints own the views themselves).
+  ViewScript l3_script;
+  ViewScript l2_script;
   std::unique_ptr<L3Queue> l3;
   std::unique_ptr<L2> l2;
 };
@@ -203,7 +215,7 @@ TEST(WorkerChipQueue, ConstructionRejectsBadBindingsWithoutRaisingTheFlag) {
   for (const Case& c : cases) {
     SpscQueueEndpointBinding b = rig.binding;
     c.mutate(&b);
-    L3Queue q(b, rig.view(rig.l3_script), VirtualClock::clock(), nullptr);
+    L3Queue q(b, rig.view(&rig.l3_script), VirtualClock::clock(), nullptr);
     EXPECT_FALSE(q.live()) << c.name;
     EXPECT_EQ(q.error().kind, c.kind) << c.name;
     EXPECT_EQ(q.error().op, SpscQueueOperation::INIT) << c.name;
@@ -217,11 +229,11 @@ TEST(WorkerChipQueue, ConstructionRejectsBadBindingsWithoutRaisingTheFlag) {
   std::string why;
   auto other = RegionInstance::materialize({0, kSession, 43}, rig.layout.payload_bytes, 384,
                                            rig.ledger, &why);
-  L3Queue q(b, rig.view(rig.l3_script), VirtualClock::clock(), other);
+  L3Queue q(b, rig.view(&rig.l3_script), VirtualClock::clock(), other);
   EXPECT_EQ(q.error().kind, SpscQueueErrorKind::BAD_BINDING);
   EXPECT_NE(std::string(q.error().message).find("does not describe RegionInstance"),
             std::string::npos);
-  L3Queue no_clock(rig.binding, rig.view(rig.l3_script), MonotonicClock{}, nullptr);
+  L3Queue no_clock(rig.binding, rig.view(&rig.l3_script), MonotonicClock{}, nullptr);
   EXPECT_EQ(no_clock.error().kind, SpscQueueErrorKind::BAD_ARGUMENT);
   EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
 }
@@ -263,7 +275,7 @@ TEST(WorkerChipQueue, DuplexRoundTripsZeroByteSmallAndArenaSizedMessages) {
   EXPECT_EQ(rig.counter(kInputDescHeadOffset), 3);
   EXPECT_EQ(rig.counter(kOutputDescTailOffset), 3);
   EXPECT_EQ(rig.counter(kOutputDescHeadOffset), 3);
-  EXPECT_EQ(rig.l3_script->waits, 0u);  // data was always there: nobody waited
+  EXPECT_EQ(rig.l3_script.log.count(AccessKind::kCounterWait), 0u);  // data was always there: nobody waited
 }
 
 TEST(WorkerChipQueue, ZeroByteMessageWithABufferSendsNoBytes) {
@@ -375,7 +387,6 @@ TEST(WorkerChipQueue, BlockingEnqueueTimesOutWithoutPoison) {
   const uint64_t t0 = VirtualClock::now_ns();
   EXPECT_EQ(rig.l3->input().enqueue(p.data(), 64, milliseconds(3)), Status::TIMED_OUT);
   EXPECT_GE(VirtualClock::now_ns() - t0, 3000000u);
-  EXPECT_GE(rig.l3_script->timed_out, 1u);
   EXPECT_TRUE(rig.l3->live());
   EXPECT_EQ(rig.l3->error().kind, SpscQueueErrorKind::NONE);
   EXPECT_EQ(rig.l3->last_error().kind, SpscQueueErrorKind::NONE);
@@ -389,13 +400,12 @@ TEST(WorkerChipQueue, BlockingEnqueueProceedsWhenL2ReleasesDuringTheWait) {
   const auto a = pattern(40, 1), b = pattern(40, 2);
   ASSERT_EQ(rig.l3->input().try_enqueue(a.data(), 40), Status::OK);
   std::vector<uint8_t> seen;
-  rig.l3_script->peer_step = [&] { seen = rig.l2_take(); };
+  rig.l3_script.during_wait = [&] { seen = rig.l2_take(); };
   const uint64_t t0 = VirtualClock::now_ns();
   ASSERT_EQ(rig.l3->input().enqueue(b.data(), 40, milliseconds(50)), Status::OK);
   EXPECT_EQ(seen, a);
   EXPECT_EQ(VirtualClock::now_ns(), t0);  // no time passed: progress, not expiry
-  EXPECT_EQ(rig.l3_script->timed_out, 0u);
-  rig.l3_script->peer_step = nullptr;
+  rig.l3_script.during_wait = nullptr;
   EXPECT_EQ(rig.l2_take(), b);
 }
 
@@ -409,7 +419,7 @@ TEST(WorkerChipQueue, PeekTimesOutOnEmptyOutputWithoutPoison) {
   EXPECT_TRUE(rig.l3->live());
   EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
   // Progress during the wait is picked up.
-  rig.l3_script->peer_step = [&] { rig.l2_publish(pattern(8, 3)); };
+  rig.l3_script.during_wait = [&] { rig.l2_publish(pattern(8, 3)); };
   ASSERT_EQ(rig.l3->output().dequeue_into(buf.data(), 8, milliseconds(2)), Status::OK);
   EXPECT_EQ(buf, pattern(8, 3));
 }
@@ -434,7 +444,7 @@ TEST(WorkerChipQueue, NonPositiveTimeoutsAreUsageErrors) {
       << rig.l3->last_error().message;
   EXPECT_EQ(rig.l3->last_error().transaction_id, kTxn);
   EXPECT_TRUE(rig.l3->live());
-  EXPECT_EQ(rig.l3_script->waits, 0u);
+  EXPECT_EQ(rig.l3_script.log.count(AccessKind::kCounterWait), 0u);
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 0);  // nothing was attempted
   EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
   EXPECT_FALSE(rig.l3->input().stop_published());
@@ -452,7 +462,7 @@ TEST(WorkerChipQueue, MessageLargerThanTheArenaIsRefusedWithoutPoison) {
   EXPECT_STREQ(rig.l3->last_error().message, "no buffer for a 8-byte message");
   EXPECT_TRUE(rig.l3->live());
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 0);
-  EXPECT_EQ(rig.l3_script->waits, 0u);
+  EXPECT_EQ(rig.l3_script.log.count(AccessKind::kCounterWait), 0u);
   EXPECT_EQ(rig.l3->input().try_enqueue(p.data(), 64), Status::OK);
 }
 
@@ -498,7 +508,7 @@ TEST(WorkerChipQueue, RequestStopWaitsOnlyForRingRoom) {
   EXPECT_EQ(rig.l3->input().try_request_stop(), Status::WOULD_BLOCK);
   EXPECT_EQ(rig.l3->input().request_stop(milliseconds(1)), Status::TIMED_OUT);
   EXPECT_FALSE(rig.l3->input().stop_published());
-  rig.l3_script->peer_step = [&] { rig.l2_take(); };
+  rig.l3_script.during_wait = [&] { rig.l2_take(); };
   ASSERT_EQ(rig.l3->input().request_stop(milliseconds(1)), Status::OK);
   EXPECT_TRUE(rig.l3->input().stop_published());
   EXPECT_EQ(rig.input_desc(1).opcode, static_cast<uint64_t>(SpscQueueOpcode::STOP));

@@ -14,6 +14,8 @@
 #include "common/region_template.h"
 #include "gtest/gtest.h"
 #include "runtime/orchestrator.h"
+#include "runtime/region_template_coordinator.h"
+#include "runtime/spsc_queue_region_template.h"
 
 namespace spsq_runtime {
 namespace {
@@ -228,6 +230,45 @@ TEST(Orchestrator, SubmitRefusesBadCalls) {
   EXPECT_FALSE(orch->submit_next_level(kEchoL2, TaskArgs{}, ChipCallConfig{0}, 0, &e));
   EXPECT_STREQ(e.message, "ChipCallConfig.block_dim must be at least 1");
   EXPECT_EQ(orch->worker(0).run().tasks_completed, 0u);
+}
+
+TEST(SpscQueueRegionTemplate, FailedProjectionClosesTheInstance) {
+  spsc_queue::SpscQueueLayout layout{};
+  ASSERT_TRUE(spsc_queue::SpscQueueLayout::create(4, 64, 64, &layout));
+  auto ledger = std::make_shared<RegionLedger>();
+  SpscQueueError e;
+  // No clock: the queue cannot be projected.
+  const SpscQueueRegionTemplate no_clock(layout, spsc_queue::MonotonicClock{});
+  EXPECT_FALSE(materialize_bind_project(no_clock, RegionInstanceId{0, 0x77, 5}, ledger, &e));
+  EXPECT_EQ(e.kind, SpscQueueErrorKind::BAD_ARGUMENT);
+  EXPECT_STREQ(e.message, "no monotonic clock");
+  EXPECT_EQ(e.transaction_id, 5u);
+  EXPECT_EQ(e.session_instance_id_bits, 0x77u);
+  EXPECT_EQ(ledger->materialized(), 1u);
+  EXPECT_EQ(ledger->live(), 0u);  // closed again
+}
+
+TEST(SpscQueueRegionTemplate, BindRefusesAnInstanceWithoutTheLayout) {
+  spsc_queue::SpscQueueLayout layout{};
+  ASSERT_TRUE(spsc_queue::SpscQueueLayout::create(4, 64, 64, &layout));
+  auto ledger = std::make_shared<RegionLedger>();
+  std::string why;
+  auto small = RegionInstance::materialize({0, 1, 9}, layout.payload_bytes - 64, 384, ledger, &why);
+  ASSERT_TRUE(small) << why;
+  const SpscQueueRegionTemplate t(layout, steady_monotonic_clock());
+  spsc_queue::SpscQueueEndpointBinding b{};
+  SpscQueueError e;
+  EXPECT_FALSE(t.bind(*small, &b, &e));
+  EXPECT_EQ(e.kind, SpscQueueErrorKind::BAD_BINDING);
+  EXPECT_EQ(e.transaction_id, 9u);
+  EXPECT_NE(std::string(e.message).find("do not carry the layout"), std::string::npos);
+  auto right = RegionInstance::materialize({0, 1, 10}, layout.payload_bytes, 384, ledger, &why);
+  ASSERT_TRUE(t.bind(*right, &b, &e));
+  EXPECT_EQ(b.magic_version, spsc_queue::kSpscQueueMagicVersion);
+  EXPECT_EQ(b.payload_base, right->payload().base);
+  EXPECT_EQ(b.counter_base, right->counter().base);
+  EXPECT_EQ(b.transaction_id, 10u);
+  EXPECT_EQ(b.depth, 4u);
 }
 
 // ---- end to end, both modes -----------------------------------------------------
