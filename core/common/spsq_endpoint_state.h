@@ -131,15 +131,22 @@ class SpscEndpointState {
     if (!live() || timeout_ns == 0) return false;
     const uint64_t start = now_ns();
     const uint64_t deadline = (start > ~uint64_t{0} - timeout_ns) ? ~uint64_t{0} : start + timeout_ns;
+    // The newest counter value seen. An attempt that makes no progress need
+    // not re-read the counter (a full input window, say), so the local value
+    // can lag one a wait already returned; waiting on the local value again
+    // would return at once, every time, and spin for the whole timeout.
+    int32_t seen = watch_value();
     for (;;) {
+      const int32_t local = watch_value();
       if (attempt()) return true;
       if (!live()) return false;
+      if (watch_value() != local) seen = watch_value();
       const uint64_t now = now_ns();
       if (now >= deadline) break;
       int32_t observed = 0;
-      if (!view_.counter().wait(watch_offset, watch_value(), RegionWaitCmp::NE, deadline - now,
-                                observed) &&
-          view_.failed()) {
+      if (view_.counter().wait(watch_offset, seen, RegionWaitCmp::NE, deadline - now, observed)) {
+        seen = observed;
+      } else if (view_.failed()) {
         poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter wait at offset %llu failed: %s",
                static_cast<unsigned long long>(watch_offset), view_.error().message);
         return false;
