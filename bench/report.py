@@ -80,8 +80,9 @@ def run_benchmarks(binary, reps, min_time, bench_filter):
 
 
 def medians(data):
-    """name -> {real_ns, items_per_second, bytes_per_second} medians over repetitions,
-    plus name -> error message for benchmarks that reported one."""
+    """name -> {p50_ns, p10_ns, mean_items_per_second}: medians over repetitions of
+    each repetition's median (p10) batch time per message and of its plain mean
+    rate; plus name -> error message for benchmarks that reported one."""
     runs, errors = {}, {}
     for b in data["benchmarks"]:
         if b.get("run_type") != "iteration":
@@ -90,11 +91,10 @@ def medians(data):
         if b.get("error_occurred"):
             errors[name] = b.get("error_message", "error")
             continue
-        scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
         runs.setdefault(name, []).append({
-            "real_ns": b["real_time"] * scale,
-            "items_per_second": b.get("items_per_second", 0.0),
-            "bytes_per_second": b.get("bytes_per_second", 0.0),
+            "p50_ns": b.get("ns_per_msg_p50", 0.0),
+            "p10_ns": b.get("ns_per_msg_p10", 0.0),
+            "mean_items_per_second": b.get("items_per_second", 0.0),
         })
     med = {}
     for name, rs in runs.items():
@@ -228,7 +228,9 @@ def machine_facts(reps, min_time):
         "cpu: %s, %d online CPUs; kernel %s" % (cpu, os.cpu_count() or 0, platform.release()),
         "load average at start: %.2f %.2f %.2f" % os.getloadavg(),
         "build: g++ %s, bazel -c opt --copt=-DNDEBUG" % gcc,
-        "runs: %d repetitions, min time %gs each, median taken, random interleaving" % (reps, min_time),
+        "runs: %d repetitions, min time %gs each, random interleaving; every number is the "
+        "median over repetitions of the median batch (streams: 64..4096 messages per batch, "
+        "round trips: 32), so preemption stalls of this shared VM do not count" % (reps, min_time),
         "queues: depth 64, 1 MiB arena per direction; anchors hold min(64, 1 MiB / size) messages",
     ]
 
@@ -254,8 +256,18 @@ def fmt_ratio(x):
 
 
 def get(med, name, key):
+    """key: "rate" (messages/s), "bytes" (bytes/s, name ends in the size) or "ns"
+    (per message or round trip), all from the median batch; or a raw field."""
     m = med.get(name)
-    return None if m is None else m[key]
+    if m is None or m.get("p50_ns", 0) <= 0:
+        return None
+    if key == "ns":
+        return m["p50_ns"]
+    if key == "rate":
+        return 1e9 / m["p50_ns"]
+    if key == "bytes":
+        return 1e9 / m["p50_ns"] * int(name.rsplit("/", 1)[1])
+    return m[key]
 
 
 def div(a, b):
@@ -275,12 +287,12 @@ def build_report(med, errors, facts, ir_rows, fuzz_rows, conformance):
         for n in STREAM_SIZES:
             for m in INFLIGHT:
                 name = "stream/%s/spsq_m%d/%d" % (direction, m, n)
-                rate = get(med, name, "items_per_second")
+                rate = get(med, name, "rate")
                 cells = [fmt_ratio(div(rate, get(med, "stream/oneway/%s/%d" % (a, n),
-                                                  "items_per_second"))) for a in ANCHORS]
-                limit = div(rate, get(med, "limit/memcpy/%d" % n, "items_per_second"))
+                                                  "rate"))) for a in ANCHORS]
+                limit = div(rate, get(med, "limit/memcpy/%d" % n, "rate"))
                 shown = fmt_rate(rate) if n < 4096 else "%s (%s)" % (
-                    fmt_rate(rate), fmt_gbs(get(med, name, "bytes_per_second")))
+                    fmt_rate(rate), fmt_gbs(get(med, name, "bytes")))
                 if name in errors:
                     shown = "failed: " + errors[name]
                 out.append("| %s %s | %d | %s | %s | %s |" % (
@@ -288,10 +300,10 @@ def build_report(med, errors, facts, ir_rows, fuzz_rows, conformance):
     for n in ROUND_TRIP_SIZES:
         for m in INFLIGHT:
             name = "roundtrip/spsq_m%d/%d" % (m, n)
-            t = get(med, name, "real_ns")
-            cells = [fmt_ratio(div(t, get(med, "roundtrip/%s/%d" % (a, n), "real_ns")))
+            t = get(med, name, "ns")
+            cells = [fmt_ratio(div(t, get(med, "roundtrip/%s/%d" % (a, n), "ns")))
                      for a in ANCHORS]
-            limit = div(t, get(med, "limit/cacheline", "real_ns"))
+            limit = div(t, get(med, "limit/cacheline", "ns"))
             shown = "failed: " + errors[name] if name in errors else fmt_ns(t)
             out.append("| round trip L3->L2->L3 %s | %d | %s | %s | %s |" % (
                 size_name(n), m, shown, " | ".join(cells), fmt_ratio(limit)))
@@ -301,38 +313,38 @@ def build_report(med, errors, facts, ir_rows, fuzz_rows, conformance):
             "|---|" + "---|" * len(STREAM_SIZES)]
     for a in ANCHORS:
         out.append("| %s stream | %s |" % (a, " | ".join(
-            fmt_rate(get(med, "stream/oneway/%s/%d" % (a, n), "items_per_second"))
+            fmt_rate(get(med, "stream/oneway/%s/%d" % (a, n), "rate"))
             for n in STREAM_SIZES)))
     out.append("| memcpy (limit) | %s |" % " | ".join(
-        "%s (%s)" % (fmt_rate(get(med, "limit/memcpy/%d" % n, "items_per_second")),
-                     fmt_gbs(get(med, "limit/memcpy/%d" % n, "bytes_per_second")))
+        "%s (%s)" % (fmt_rate(get(med, "limit/memcpy/%d" % n, "rate")),
+                     fmt_gbs(get(med, "limit/memcpy/%d" % n, "bytes")))
         for n in STREAM_SIZES))
     for a in ANCHORS:
         out.append("| %s round trip | %s |" % (a, " | ".join(
-            fmt_ns(get(med, "roundtrip/%s/%d" % (a, n), "real_ns")) if n in ROUND_TRIP_SIZES
+            fmt_ns(get(med, "roundtrip/%s/%d" % (a, n), "ns")) if n in ROUND_TRIP_SIZES
             else "-" for n in STREAM_SIZES)))
-    out.append("| cache-line ping-pong (limit) | %s |" % fmt_ns(get(med, "limit/cacheline", "real_ns")))
+    out.append("| cache-line ping-pong (limit) | %s |" % fmt_ns(get(med, "limit/cacheline", "ns")))
     if errors:
         out += ["", "Benchmarks that reported an error (not timed):", ""]
         out += ["- `%s`: %s" % (k, v) for k, v in sorted(errors.items())]
 
     out += ["", "## Targets (issue 8)", "", "| target | variant | measured | verdict |",
             "|---|---|---|---|"]
-    cl = get(med, "limit/cacheline", "real_ns")
+    cl = get(med, "limit/cacheline", "ns")
     for m in INFLIGHT:
-        r = div(get(med, "roundtrip/spsq_m%d/64" % m, "real_ns"), cl)
+        r = div(get(med, "roundtrip/spsq_m%d/64" % m, "ns"), cl)
         out.append("| 64 B round trip <= 2.0x cache-line ping-pong | M=%d | %s | %s |" % (
             m, fmt_ratio(r), verdict(r, lambda x: x <= 2.0)))
-    boost64 = get(med, "stream/oneway/boost/64", "items_per_second")
-    mem64k = get(med, "limit/memcpy/65536", "bytes_per_second")
+    boost64 = get(med, "stream/oneway/boost/64", "rate")
+    mem64k = get(med, "limit/memcpy/65536", "bytes")
     for direction, label in (("l3_to_l2", "L3->L2"), ("l2_to_l3", "L2->L3")):
         for m in INFLIGHT:
-            r = div(get(med, "stream/%s/spsq_m%d/64" % (direction, m), "items_per_second"), boost64)
+            r = div(get(med, "stream/%s/spsq_m%d/64" % (direction, m), "rate"), boost64)
             out.append("| 64 B streaming >= 0.5x boost spsc_queue | %s M=%d | %s | %s |" % (
                 label, m, fmt_ratio(r), verdict(r, lambda x: x >= 0.5)))
     for direction, label in (("l3_to_l2", "L3->L2"), ("l2_to_l3", "L2->L3")):
         for m in INFLIGHT:
-            r = div(get(med, "stream/%s/spsq_m%d/65536" % (direction, m), "bytes_per_second"), mem64k)
+            r = div(get(med, "stream/%s/spsq_m%d/65536" % (direction, m), "bytes"), mem64k)
             out.append("| 64 KiB streaming >= 0.8x memcpy bandwidth | %s M=%d | %s | %s |" % (
                 label, m, fmt_ratio(r), verdict(r, lambda x: x >= 0.8)))
 

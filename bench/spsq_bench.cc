@@ -7,8 +7,11 @@
 //   roundtrip/<boost|moodycamel|ring>/<bytes>                anchors ping-pong
 //   limit/memcpy/<bytes>    one memcpy per message: the bandwidth limit
 //   limit/cacheline         one cache line bounced: the round-trip limit
-// Streams report items_per_second (messages) and bytes_per_second; round
-// trips report real time per iteration (one round trip).
+// Each benchmark iteration is one batch of messages (streams) or round trips,
+// timed on its own. Counters: ns_per_msg_p50 / _p10 are the median and 10th
+// percentile over batches of the time per message (per round trip) and are
+// what report.py compares, because the machine's preemption stalls swamp
+// means; items_per_second and bytes_per_second are the usual means.
 //
 // Every queue holds the same messages in flight: min(depth, arena / size)
 // with depth 64 and 1 MiB arenas per direction. Extra flag:
@@ -29,6 +32,7 @@
 #include "bench/anchor_cacheline.h"
 #include "bench/anchor_moodycamel.h"
 #include "bench/anchor_ring.h"
+#include "bench/batch_stats.h"
 #include "bench/drivers.h"
 #include "bench/spin.h"
 #include "bench/spsq_channels.h"
@@ -54,6 +58,17 @@ uint64_t stream_batch(uint64_t nbytes) {
   return b < 64 ? 64 : (b > 4096 ? 4096 : b);
 }
 
+// Round trips per timed batch: enough to hide the clock reads.
+constexpr uint64_t kRoundTripBatch = 32;
+
+void report(benchmark::State& st, BatchStats& stats, uint64_t per_batch, uint64_t nbytes) {
+  st.counters["ns_per_msg_p50"] = stats.quantile(0.5);
+  st.counters["ns_per_msg_p10"] = stats.quantile(0.1);
+  st.counters["batches"] = static_cast<double>(stats.batches());
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * per_batch));
+  if (nbytes != 0) st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * per_batch * nbytes));
+}
+
 void skip(benchmark::State& st, const std::string& why) {
   static thread_local std::string kept;  // outlives the call, whatever the library keeps
   kept = why;
@@ -63,39 +78,46 @@ void skip(benchmark::State& st, const std::string& why) {
 template <class Tx, class Rx>
 void stream(benchmark::State& st, Tx& tx, Rx& rx, uint64_t nbytes) {
   const uint64_t batch = stream_batch(nbytes);
+  BatchStats stats;
   StreamRun<Tx, Rx> run(tx, rx, nbytes, g_where);
   for (auto _ : st) {
+    const auto t0 = BatchStats::Clock::now();
     if (!run.send_batch(batch)) {
       skip(st, run.finish().error);
       break;
     }
+    stats.add(t0, BatchStats::Clock::now(), batch);
   }
   const RunResult r = run.finish();
   if (!r.ok) {
     if (!st.error_occurred()) skip(st, r.error);
     return;
   }
-  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * batch));
-  st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * batch * nbytes));
+  report(st, stats, batch, nbytes);
 }
 
 template <class ReqTx, class ReqRx, class RespTx, class RespRx>
 void round_trips(benchmark::State& st, ReqTx& req_tx, ReqRx& req_rx, RespTx& resp_tx,
                  RespRx& resp_rx, uint64_t nbytes) {
+  BatchStats stats;
   RoundTripRun<ReqTx, ReqRx, RespTx, RespRx> run(req_tx, req_rx, resp_tx, resp_rx, nbytes,
                                                   g_where);
+  bool failed = false;
   for (auto _ : st) {
-    if (!run.round_trip()) {
+    const auto t0 = BatchStats::Clock::now();
+    for (uint64_t k = 0; k < kRoundTripBatch && !failed; ++k) failed = !run.round_trip();
+    if (failed) {
       skip(st, run.finish().error);
       break;
     }
+    stats.add(t0, BatchStats::Clock::now(), kRoundTripBatch);
   }
   const RunResult r = run.finish();
   if (!r.ok) {
     if (!st.error_occurred()) skip(st, r.error);
     return;
   }
-  st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+  report(st, stats, kRoundTripBatch, 0);
 }
 
 // --- SPSQ -----------------------------------------------------------------
@@ -190,16 +212,18 @@ void memcpy_limit(benchmark::State& st, uint64_t nbytes) {
   const uint64_t batch = stream_batch(nbytes);
   AlignedBuffer src(nbytes), dst(slots * nbytes);
   std::memset(src.data(), 0x5A, nbytes);
+  BatchStats stats;
   uint64_t i = 0;
   for (auto _ : st) {
+    const auto t0 = BatchStats::Clock::now();
     for (uint64_t k = 0; k < batch; ++k, ++i) {
       std::memcpy(dst.data() + (i % slots) * nbytes, src.data(), nbytes);
       benchmark::ClobberMemory();
     }
+    stats.add(t0, BatchStats::Clock::now(), batch);
   }
   benchmark::DoNotOptimize(dst.data());
-  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * batch));
-  st.SetBytesProcessed(static_cast<int64_t>(st.iterations() * batch * nbytes));
+  report(st, stats, batch, nbytes);
 }
 
 void cacheline_limit(benchmark::State& st) {
@@ -210,12 +234,17 @@ void cacheline_limit(benchmark::State& st) {
     if (g_where.peer_cpu >= 0) pin_current_thread(g_where.peer_cpu);
     answered = line.serve();
   });
+  BatchStats stats;
   uint64_t i = 0;
-  for (auto _ : st) line.ping(i++);
+  for (auto _ : st) {
+    const auto t0 = BatchStats::Clock::now();
+    for (uint64_t k = 0; k < kRoundTripBatch; ++k) line.ping(i++);
+    stats.add(t0, BatchStats::Clock::now(), kRoundTripBatch);
+  }
   line.stop();
   peer.join();
   if (answered != i) return skip(st, "cache-line responder lost a round trip");
-  st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+  report(st, stats, kRoundTripBatch, 0);
 }
 
 // --- registration ---------------------------------------------------------
