@@ -6,4 +6,5 @@ HARNESSES = [
     "binding_decode",
     "layout",
     "counter_stream",
+    "l2_stream",
 ]

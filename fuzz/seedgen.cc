@@ -3,16 +3,21 @@
 namespace spsq_fuzz {
 
 void wire_seeds(const std::string& harness, std::vector<Seed>* out);
+void l2_stream_seeds(std::vector<Seed>* out);
 
 std::vector<std::string> seeded_harnesses() {
-  return {"binding_decode", "layout", "counter_stream"};
+  return {"binding_decode", "layout", "counter_stream", "l2_stream"};
 }
 
 bool generate_seeds(const std::string& harness, std::vector<Seed>* out) {
   out->clear();
   for (const std::string& h : seeded_harnesses()) {
     if (h != harness) continue;
-    wire_seeds(harness, out);
+    if (harness == "l2_stream") {
+      l2_stream_seeds(out);
+    } else {
+      wire_seeds(harness, out);
+    }
     return true;
   }
   return false;

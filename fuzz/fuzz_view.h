@@ -1,0 +1,218 @@
+// FuzzView: a RegionView (wire-contract.md, "The RegionView contract") for
+// the stateful harnesses. It is the harness's eyes on the endpoint under test:
+//   - every access is bounds-checked against the spans and against what the
+//     endpoint's role may touch (an L2 endpoint never writes the input ring,
+//     the input arena or an L3-owned counter); a violation aborts the run;
+//   - accesses are logged per harness step (publish order, head writes);
+//   - writes of the role's own abort flag are counted (raised exactly once);
+//   - a failure can be injected N calls ahead, and then sticks, like a real
+//     view whose mapping went away;
+//   - counter waits never spin: when the condition does not hold, an optional
+//     peer step runs once, and then the virtual clock jumps (all the way to
+//     the deadline, or half of the remaining time, by the harness's choice).
+#ifndef SPSQ_FUZZ_FUZZ_VIEW_H_
+#define SPSQ_FUZZ_FUZZ_VIEW_H_
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "aicpu/region_view_types.h"
+#include "fuzz/fuzz_check.h"
+#include "fuzz/fuzz_clock.h"
+#include "fuzz/fuzz_region.h"
+#include "fuzz/wire_model.h"
+
+namespace spsq_fuzz {
+
+enum class FuzzRole { L2, L3 };
+
+enum class AccessKind : uint8_t { READ, WRITE, NOTIFY, TEST, WAIT };
+
+struct Access {
+  AccessKind kind;
+  uint64_t offset;
+  uint64_t nbytes;  // payload accesses
+  int32_t value;    // notify value
+};
+
+// Shared between the harness and the view the endpoint owns (views move).
+struct FuzzViewState {
+  static constexpr int kLogCapacity = 64;
+
+  FuzzRole role = FuzzRole::L2;
+  uint64_t calls = 0;            // every payload or counter access, ever
+  uint64_t own_flag_writes = 0;  // notify attempts on the role's own abort flag
+  Access log[kLogCapacity];      // accesses of the current harness step
+  int logged = 0;                // may exceed kLogCapacity; only the first are kept
+  Access notes[kLogCapacity];    // successful notifies of the current step
+  int noted = 0;
+  int fault_in = 0;  // > 0: the fault_in-th next access fails
+  bool failed = false;
+  RegionViewError error;
+  void (*wait_hook)(void*) = nullptr;  // peer step, run once by the next unmatched wait
+  void* wait_hook_arg = nullptr;
+  bool half_waits = false;  // advance the clock by half the timeout per wait
+  uint64_t waits = 0;
+
+  void begin_step() { logged = noted = 0; }
+  void record(AccessKind k, uint64_t off, uint64_t n, int32_t v) {
+    ++calls;
+    if (logged < kLogCapacity) log[logged] = Access{k, off, n, v};
+    ++logged;
+  }
+};
+
+class FuzzView {
+ public:
+  FuzzView(FuzzRegion* region, FuzzViewState* state) : r_(region), s_(state) {}
+
+  bool failed() const { return s_->failed; }
+  const RegionViewError& error() const { return s_->error; }
+
+  class Payload {
+   public:
+    RegionPartLocalSpan span() const { return v_->r_->payload_span(); }
+
+    bool read(uint64_t offset, uint64_t nbytes, RegionPayloadSpan& out) {
+      v_->s_->record(AccessKind::READ, offset, nbytes, 0);
+      if (!v_->admit()) return false;
+      v_->check_payload(offset, nbytes, /*write=*/false);
+      out.local_addr = v_->r_->payload() + offset;
+      out.nbytes = nbytes;
+      return true;
+    }
+
+    bool write(uint64_t offset, const void* src, uint64_t nbytes) {
+      v_->s_->record(AccessKind::WRITE, offset, nbytes, 0);
+      if (!v_->admit()) return false;
+      v_->check_payload(offset, nbytes, /*write=*/true);
+      if (nbytes != 0) std::memmove(v_->r_->payload() + offset, src, nbytes);
+      return true;
+    }
+
+   private:
+    friend class FuzzView;
+    explicit Payload(FuzzView* v) : v_(v) {}
+    FuzzView* v_;
+  };
+
+  class Counter {
+   public:
+    RegionPartLocalSpan span() const { return v_->r_->counter_span(); }
+
+    bool notify(uint64_t offset, int32_t value, RegionNotifyOp op) {
+      v_->s_->record(AccessKind::NOTIFY, offset, 4, value);
+      const bool own_flag = offset == v_->own_abort_flag();
+      if (own_flag) ++v_->s_->own_flag_writes;
+      if (!v_->admit()) return false;
+      v_->check_counter(offset, /*write=*/true);
+      SPSQ_FUZZ_CHECK(op == RegionNotifyOp::Set, "counter %" PRIu64 " written with Add", offset);
+      SPSQ_FUZZ_CHECK(!own_flag || value == 1, "abort flag set to %d, not 1", value);
+      v_->r_->set_counter(offset, value);
+      FuzzViewState& s = *v_->s_;
+      SPSQ_FUZZ_CHECK(s.noted < FuzzViewState::kLogCapacity, "too many notifies in one step");
+      s.notes[s.noted++] = Access{AccessKind::NOTIFY, offset, 4, value};
+      return true;
+    }
+
+    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, RegionCounterSample& s) {
+      v_->s_->record(AccessKind::TEST, offset, 4, 0);
+      if (!v_->admit()) return false;
+      v_->check_counter(offset, /*write=*/false);
+      s.observed = v_->r_->counter(offset);
+      s.matched = region_wait_cmp_holds(s.observed, cmp, cmp_value);
+      return true;
+    }
+
+    bool wait(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, uint64_t timeout_ns,
+              int32_t& observed) {
+      v_->s_->record(AccessKind::WAIT, offset, 4, 0);
+      if (!v_->admit()) return false;
+      v_->check_counter(offset, /*write=*/false);
+      FuzzViewState& s = *v_->s_;
+      ++s.waits;
+      SPSQ_FUZZ_CHECK(s.waits < 100000, "endpoint waits without end (%" PRIu64 " waits)", s.waits);
+      observed = v_->r_->counter(offset);
+      if (region_wait_cmp_holds(observed, cmp, cmp_value)) return true;
+      if (s.wait_hook != nullptr) {
+        void (*hook)(void*) = s.wait_hook;
+        s.wait_hook = nullptr;  // once per arming
+        hook(s.wait_hook_arg);
+        observed = v_->r_->counter(offset);
+        if (region_wait_cmp_holds(observed, cmp, cmp_value)) return true;
+      }
+      FuzzClock::advance(s.half_waits && timeout_ns > 1 ? timeout_ns / 2 + 1 : timeout_ns);
+      return false;
+    }
+
+   private:
+    friend class FuzzView;
+    explicit Counter(FuzzView* v) : v_(v) {}
+    FuzzView* v_;
+  };
+
+  Payload payload() { return Payload(this); }
+  Counter counter() { return Counter(this); }
+
+ private:
+  // Counts down an injected fault; a failed view fails every later call.
+  bool admit() {
+    if (s_->failed) return false;
+    if (s_->fault_in > 0 && --s_->fault_in == 0) {
+      s_->failed = true;
+      std::snprintf(s_->error.message, sizeof(s_->error.message),
+                    "injected view failure (harness)");
+      return false;
+    }
+    return true;
+  }
+
+  uint64_t own_abort_flag() const {
+    return s_->role == FuzzRole::L2 ? kPeerAbort : kInitiatorAbort;
+  }
+
+  static bool inside(uint64_t off, uint64_t n, uint64_t start, uint64_t len) {
+    return off >= start && n <= len && off - start <= len - n;
+  }
+
+  void check_payload(uint64_t off, uint64_t n, bool write) const {
+    const ModelLayout& l = r_->layout();
+    SPSQ_FUZZ_CHECK(inside(off, n, 0, l.payload_bytes),
+                    "%s of [%" PRIu64 ", +%" PRIu64 ") outside the %" PRIu64 "-byte payload span",
+                    write ? "write" : "read", off, n, l.payload_bytes);
+    const uint64_t ring = l.depth * 32;
+    const bool in_ring = inside(off, n, l.input_ring, ring);
+    const bool out_ring = inside(off, n, l.output_ring, ring);
+    const bool in_arena = inside(off, n, l.input_arena, l.input_arena_bytes);
+    const bool out_arena = inside(off, n, l.output_arena, l.output_arena_bytes);
+    // The producer of a direction writes its ring and arena; both sides read both.
+    const bool l2 = s_->role == FuzzRole::L2;
+    if (write) {
+      SPSQ_FUZZ_CHECK(l2 ? (out_ring || out_arena) : (in_ring || in_arena),
+                      "%s wrote [%" PRIu64 ", +%" PRIu64 "), which only its peer may write",
+                      l2 ? "L2" : "L3", off, n);
+    } else {
+      SPSQ_FUZZ_CHECK(in_ring || out_ring || in_arena || out_arena,
+                      "read of [%" PRIu64 ", +%" PRIu64 ") straddles queue regions", off, n);
+    }
+  }
+
+  void check_counter(uint64_t off, bool write) const {
+    SPSQ_FUZZ_CHECK(off % 64 == 0 && off < kCounterBytes, "counter access at offset %" PRIu64, off);
+    if (!write) return;
+    const bool l2 = s_->role == FuzzRole::L2;
+    const bool ok = l2 ? (off == kInputHead || off == kOutputTail || off == kPeerAbort)
+                       : (off == kInputTail || off == kOutputHead || off == kInitiatorAbort);
+    SPSQ_FUZZ_CHECK(ok, "%s wrote counter %" PRIu64 ", which only its peer may write",
+                    l2 ? "L2" : "L3", off);
+  }
+
+  FuzzRegion* r_;
+  FuzzViewState* s_;
+};
+
+}  // namespace spsq_fuzz
+
+#endif  // SPSQ_FUZZ_FUZZ_VIEW_H_

@@ -1,0 +1,63 @@
+// Input format of the L2 descriptor-stream harness, shared with the seed
+// generator. A two-byte header picks the queue, then ops follow, one byte of
+// kind (taken mod kL2OpCount) and the arguments that kind reads; bytes past
+// the end read as zero, so every byte string is a valid run.
+//
+//   u8 config   bit 0     MaxInflight 4 (else 1)
+//               bits 1-2  depth: MaxInflight 1 -> 1, 2, 4, 8; MaxInflight 4 -> 4, 8, 16, 2
+//                         (2 < MaxInflight: construction must fail with BAD_ARGUMENT)
+//               bit 3     waits advance the virtual clock by half the remaining time
+//               bits 4-7  payload pattern salt
+//   u8 arenas   bits 0-2  input arena 64 * (1 + v); bits 3-5 output arena 64 * (1 + v)
+//               bits 6-7  3: the binding is corrupted (one more u8 says how)
+#ifndef SPSQ_FUZZ_L2_STREAM_INPUT_H_
+#define SPSQ_FUZZ_L2_STREAM_INPUT_H_
+
+#include <cstdint>
+
+namespace spsq_fuzz {
+
+enum L2Op : uint8_t {
+  // The harness's L3, behaving honestly.
+  kL3Send = 0,     // u16 size: enqueue DATA of size % (input arena + 1) if there is room
+  kL3Stop = 1,     // publish STOP (once) if there is room
+  kL3Consume = 2,  // take one output message, check it byte-exact, release it
+  // The endpoint under test.
+  kL2TryPeek = 3,
+  kL2Peek = 4,        // u8 timeout (0: zero; else v * 997 ns), u8 bit 0: L3 sends while L2
+                      // waits, u16 size of that message
+  kL2Release = 5,     // u8 which held handle (any order)
+  kL2TryReserve = 6,  // u16 size % (output arena + 65)
+  kL2Reserve = 7,     // u16 size, u8 timeout, u8 bit 0: L3 consumes while L2 waits
+  kL2Publish = 8,     // u8 bit 0: ERROR (else DATA); fills the span first
+  kL2Misuse = 9,      // u8 variant (L2Misuse), u8 argument
+  // The harness's L3, turned hostile.
+  kHostileCounter = 10,   // u8 slot (6 slots), u8 mode (0: +delta, 1: -delta, else raw), u32
+  kHostileDesc = 11,      // u8 slot (input ring, then output ring), u8 field, u8 mode, u64
+  kHostileCraft = 12,     // next input descriptor with chosen fields (HostileCraft)
+  kHostileScribble = 13,  // u16 offset in the input arena, u8 value
+  kHostileAbort = 14,     // u32 value of the initiator abort flag
+  // The world.
+  kClockAdvance = 15,  // u16 * 1000 ns
+  kViewFault = 16,     // u8: the (1 + v % 8)-th next view access fails, and the view stays failed
+  kL2OpCount = 17,
+};
+
+enum L2Misuse : uint8_t {
+  kReleaseStale = 0,     // a handle released before
+  kReleaseBadSeq = 1,    // a held handle with seq moved by 1 + arg % 3
+  kReleaseBadOwner = 2,  // a held handle of another queue
+  kReserveTwice = 3,     // reserve while a reservation is active
+  kPublishStale = 4,     // the last published reservation again
+  kPublishBadOp = 5,     // publish the active reservation as STOP, INVALID or 7
+  kL2MisuseCount = 6,
+};
+
+// kHostileCraft arguments: u8 opcode (raw), u8 offset mode, u16 nbytes, u8 seq mode
+//   offset mode % 4: 0 the arena rule's offset, 1 that +- (arg & 63), 2 raw u16,
+//                    3 the arena start
+//   seq mode % 4:    0 right, 1 one less, 2 one more, 3 zero
+
+}  // namespace spsq_fuzz
+
+#endif  // SPSQ_FUZZ_L2_STREAM_INPUT_H_
