@@ -1,0 +1,154 @@
+// HarnessView: a RegionView (wire-contract.md, "The RegionView contract")
+// over RegionMemory that checks, records and can fail every call.
+//
+// It names none of an implementation's types. Out-parameters (the read span,
+// the test sample) and the RegionNotifyOp / RegionWaitCmp enums are template
+// parameters, read and written through the members the contract names, and
+// span() returns a value that converts to any {base, logical_bytes} struct.
+// So one harness view instantiates any endpoint written to the contract.
+//
+// Copies of a view are handles onto one ViewState: the endpoint may move its
+// view around while the test keeps inspecting the same log and failure state.
+//
+// Every call:
+//   - notes stores that bypassed the view since the last call (shadow diff),
+//   - consults the FaultPlan (an injected failure is sticky, as on hardware),
+//   - bounds-checks against the smaller of the claimed span and real memory:
+//     an access outside is a violation, logged, and fails the view,
+//   - is appended to the AccessLog with the virtual time.
+// wait() never sleeps: when its condition does not hold it runs the next
+// VirtualClock action before the deadline, or advances time to the deadline.
+#ifndef SPSQ_CONFORMANCE_HARNESS_HARNESS_VIEW_H_
+#define SPSQ_CONFORMANCE_HARNESS_HARNESS_VIEW_H_
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "conformance/harness/access_log.h"
+#include "conformance/harness/fault_plan.h"
+#include "conformance/harness/region_memory.h"
+
+namespace spsq_conf {
+
+// {base, logical_bytes}, convertible to the implementation's span struct.
+struct HarnessSpan {
+  uint64_t base = 0;
+  uint64_t logical_bytes = 0;
+
+  template <class T, class = decltype(std::declval<T&>().base = 0),
+            class = decltype(std::declval<T&>().logical_bytes = 0)>
+  operator T() const {  // NOLINT: implicit by design
+    T t{};
+    t.base = base;
+    t.logical_bytes = logical_bytes;
+    return t;
+  }
+};
+
+struct HarnessViewError {
+  char message[256] = {};
+};
+
+struct ViewState {
+  RegionMemory* memory = nullptr;
+  uint64_t payload_span = 0;  // logical_bytes the view claims (tests may lie)
+  uint64_t counter_span = 0;
+  AccessLog* log = nullptr;    // optional
+  FaultPlan* faults = nullptr; // optional
+  bool failed = false;
+  HarnessViewError error;
+  // Injected faults fail the view for good (as the reference view does) or
+  // only the one call, so the endpoint can still raise its abort flag.
+  bool sticky_faults = true;
+  std::vector<std::string> violations;  // contract misuse seen by the view
+  uint64_t idle_tests = 0;              // test() calls since time last moved
+  uint64_t idle_tests_time = 0;
+  // A view that is already failed when handed to the endpoint.
+  void fail_now(const char* why);
+};
+
+class HarnessView {
+ public:
+  // test() polls at one virtual instant beyond this count mean an endpoint
+  // spins instead of waiting: a violation (it would burn a core forever).
+  static constexpr uint64_t kSpinLimit = 1000000;
+
+  HarnessView() = default;
+  explicit HarnessView(ViewState* state) : s_(state) {}
+
+  bool failed() const { return s_ == nullptr || s_->failed; }
+  const HarnessViewError& error() const;
+
+  class Payload {
+   public:
+    explicit Payload(ViewState* s) : s_(s) {}
+    HarnessSpan span() const;
+    template <class Out>
+    bool read(uint64_t offset, uint64_t nbytes, Out& out) {
+      uint8_t* addr = nullptr;
+      if (!do_read(offset, nbytes, &addr)) return false;
+      using Addr = std::remove_reference_t<decltype(out.local_addr)>;
+      out.local_addr = static_cast<Addr>(static_cast<void*>(addr));
+      out.nbytes = nbytes;
+      return true;
+    }
+    bool write(uint64_t offset, const void* src, uint64_t nbytes);
+
+   private:
+    bool do_read(uint64_t offset, uint64_t nbytes, uint8_t** addr);
+    ViewState* s_;
+  };
+
+  class Counter {
+   public:
+    explicit Counter(ViewState* s) : s_(s) {}
+    HarnessSpan span() const;
+    template <class Op>
+    bool notify(uint64_t offset, int32_t value, Op op) {
+      return do_notify(offset, value, static_cast<uint32_t>(op));
+    }
+    template <class Cmp, class Sample>
+    bool test(uint64_t offset, int32_t cmp_value, Cmp cmp, Sample& sample) {
+      int32_t observed = 0;
+      bool matched = false;
+      if (!do_test(offset, cmp_value, static_cast<uint32_t>(cmp), &observed, &matched)) {
+        return false;
+      }
+      sample.matched = matched;
+      sample.observed = observed;
+      return true;
+    }
+    template <class Cmp>
+    bool wait(uint64_t offset, int32_t cmp_value, Cmp cmp, uint64_t timeout_ns,
+              int32_t& observed) {
+      return do_wait(offset, cmp_value, static_cast<uint32_t>(cmp), timeout_ns, &observed);
+    }
+
+   private:
+    bool do_notify(uint64_t offset, int32_t value, uint32_t op);
+    bool do_test(uint64_t offset, int32_t cmp_value, uint32_t cmp, int32_t* observed,
+                 bool* matched);
+    bool do_wait(uint64_t offset, int32_t cmp_value, uint32_t cmp, uint64_t timeout_ns,
+                 int32_t* observed);
+    ViewState* s_;
+  };
+
+  Payload payload() { return Payload(s_); }
+  Counter counter() { return Counter(s_); }
+
+  ViewState* state() const { return s_; }
+
+ private:
+  ViewState* s_ = nullptr;
+};
+
+// RegionWaitCmp semantics by number: EQ=0, NE=1, GT=2, GE=3, LT=4, LE=5.
+// False (and *known false) for any other number.
+bool wait_cmp_holds(int32_t observed, uint32_t cmp, int32_t value, bool* known);
+
+}  // namespace spsq_conf
+
+#endif  // SPSQ_CONFORMANCE_HARNESS_HARNESS_VIEW_H_

@@ -1,0 +1,214 @@
+// The harness view against look-alike contract types, the way any
+// implementation's endpoint would call it.
+#include "conformance/harness/harness_view.h"
+
+#include <cstring>
+
+#include "conformance/harness/virtual_clock.h"
+#include "gtest/gtest.h"
+
+namespace spsq_conf {
+namespace {
+
+// A third party's contract types (names differ from the reference's on purpose).
+struct TheirSpan {
+  uint64_t base;
+  uint64_t logical_bytes;
+};
+enum class TheirNotify : uint32_t { Set = 0, Add = 1 };
+enum class TheirCmp : uint32_t { EQ = 0, NE = 1, GT = 2, GE = 3, LT = 4, LE = 5 };
+struct TheirSample {
+  bool matched;
+  int32_t observed;
+};
+struct TheirPayloadSpan {
+  void* local_addr;  // void* instead of uint8_t*: still fine
+  uint64_t nbytes;
+};
+
+class HarnessViewTest : public ::testing::Test {
+ protected:
+  HarnessViewTest() : memory_(256, 384) {
+    VirtualClock::reset();
+    memory_.enable_shadow();
+    state_.memory = &memory_;
+    state_.payload_span = 256;
+    state_.counter_span = 384;
+    state_.log = &log_;
+    state_.faults = &faults_;
+  }
+  RegionMemory memory_;
+  AccessLog log_;
+  FaultPlan faults_;
+  ViewState state_;
+};
+
+TEST_F(HarnessViewTest, SpansConvertToTheImplementationsStruct) {
+  HarnessView v(&state_);
+  TheirSpan s = v.payload().span();
+  EXPECT_EQ(s.base, reinterpret_cast<uint64_t>(memory_.payload()));
+  EXPECT_EQ(s.logical_bytes, 256u);
+  EXPECT_EQ(v.counter().span().logical_bytes, 384u);
+  EXPECT_EQ(log_.size(), 0u);  // span() is not a shared access
+}
+
+TEST_F(HarnessViewTest, ReadLendsWriteCopiesAndBothAreLogged) {
+  HarnessView v(&state_);
+  const uint8_t bytes[3] = {7, 8, 9};
+  ASSERT_TRUE(v.payload().write(40, bytes, 3));
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(40, 3, out));
+  EXPECT_EQ(out.local_addr, memory_.payload() + 40);
+  EXPECT_EQ(out.nbytes, 3u);
+  EXPECT_EQ(memory_.payload()[41], 8);
+  ASSERT_EQ(log_.size(), 2u);
+  EXPECT_EQ(log_[0].kind, AccessKind::kWrite);
+  EXPECT_TRUE(log_[0].writes_payload(41, 2));
+  EXPECT_FALSE(log_[0].writes_payload(42, 2));
+  EXPECT_EQ(log_[1].kind, AccessKind::kRead);
+}
+
+TEST_F(HarnessViewTest, OutOfSpanAccessIsAViolationAndFailsTheView) {
+  HarnessView v(&state_);
+  TheirPayloadSpan out{};
+  EXPECT_FALSE(v.payload().read(250, 7, out));
+  EXPECT_TRUE(v.failed());
+  ASSERT_EQ(state_.violations.size(), 1u);
+  EXPECT_NE(state_.violations[0].find("outside the payload span"), std::string::npos);
+  // Sticky: later valid calls fail too.
+  EXPECT_FALSE(v.payload().read(0, 1, out));
+  EXPECT_NE(std::string(v.error().message).find("payload read"), std::string::npos);
+}
+
+TEST_F(HarnessViewTest, OffsetOverflowIsCaught) {
+  HarnessView v(&state_);
+  uint8_t b = 0;
+  EXPECT_FALSE(v.payload().write(~uint64_t{0} - 1, &b, 4));
+  EXPECT_EQ(state_.violations.size(), 1u);
+}
+
+TEST_F(HarnessViewTest, ClaimedSpanLargerThanMemoryIsBoundedByRealMemory) {
+  state_.payload_span = 1 << 20;  // a lying span must not let accesses escape
+  HarnessView v(&state_);
+  TheirPayloadSpan out{};
+  EXPECT_FALSE(v.payload().read(300, 1, out));
+  EXPECT_EQ(state_.violations.size(), 1u);
+}
+
+TEST_F(HarnessViewTest, CounterCallsUseSignalSlotsOnly) {
+  HarnessView v(&state_);
+  EXPECT_TRUE(v.counter().notify(64, 5, TheirNotify::Set));
+  EXPECT_TRUE(v.counter().notify(64, 2, TheirNotify::Add));
+  EXPECT_EQ(memory_.load_counter(64), 7);
+  TheirSample s{};
+  EXPECT_TRUE(v.counter().test(64, 7, TheirCmp::GE, s));
+  EXPECT_TRUE(s.matched);
+  EXPECT_EQ(s.observed, 7);
+  EXPECT_TRUE(v.counter().test(64, 7, TheirCmp::LT, s));
+  EXPECT_FALSE(s.matched);
+  EXPECT_FALSE(v.counter().notify(68, 1, TheirNotify::Set));  // not a slot
+  EXPECT_EQ(state_.violations.size(), 1u);
+}
+
+TEST_F(HarnessViewTest, CounterOutsideTheSpanIsAViolation) {
+  HarnessView v(&state_);
+  TheirSample s{};
+  EXPECT_FALSE(v.counter().test(384, 0, TheirCmp::EQ, s));
+  EXPECT_EQ(state_.violations.size(), 1u);
+}
+
+TEST_F(HarnessViewTest, WaitAdvancesVirtualTimeToTheDeadlineWhenNothingHappens) {
+  HarnessView v(&state_);
+  const uint64_t t0 = VirtualClock::peek();
+  int32_t observed = -1;
+  EXPECT_FALSE(v.counter().wait(0, 0, TheirCmp::NE, 5000, observed));
+  EXPECT_EQ(observed, 0);
+  EXPECT_EQ(VirtualClock::peek(), t0 + 5000);
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_EQ(log_[0].kind, AccessKind::kWait);
+  EXPECT_EQ(log_[0].timeout_ns, 5000u);
+}
+
+TEST_F(HarnessViewTest, WaitRunsScheduledPeerActionsBeforeTheDeadline) {
+  HarnessView v(&state_);
+  const uint64_t t0 = VirtualClock::peek();
+  VirtualClock::after(300, [&] { memory_.store_counter(0, 1); });
+  int32_t observed = 0;
+  EXPECT_TRUE(v.counter().wait(0, 0, TheirCmp::NE, 5000, observed));
+  EXPECT_EQ(observed, 1);
+  EXPECT_EQ(VirtualClock::peek(), t0 + 300);
+}
+
+TEST_F(HarnessViewTest, WaitWithZeroTimeoutChecksOnce) {
+  HarnessView v(&state_);
+  const uint64_t t0 = VirtualClock::peek();
+  VirtualClock::after(1, [&] { memory_.store_counter(0, 1); });
+  int32_t observed = 0;
+  EXPECT_FALSE(v.counter().wait(0, 0, TheirCmp::NE, 0, observed));
+  EXPECT_EQ(VirtualClock::peek(), t0);
+}
+
+TEST_F(HarnessViewTest, InjectedFaultFailsThatCallAndStaysFailed) {
+  HarnessView v(&state_);
+  faults_.arm(ViewCall::kNotify, 2);
+  EXPECT_TRUE(v.counter().notify(0, 1, TheirNotify::Set));
+  EXPECT_FALSE(v.counter().notify(0, 2, TheirNotify::Set));
+  EXPECT_EQ(memory_.load_counter(0), 1);  // the failed notify did nothing
+  EXPECT_TRUE(v.failed());
+  EXPECT_EQ(log_.count_kind(AccessKind::kInjectedFault), 1u);
+  TheirSample s{};
+  EXPECT_FALSE(v.counter().test(0, 0, TheirCmp::EQ, s));
+  EXPECT_TRUE(state_.violations.empty());  // a fault is not the endpoint's misuse
+}
+
+TEST_F(HarnessViewTest, TransientFaultFailsOnlyThatCall) {
+  state_.sticky_faults = false;
+  HarnessView v(&state_);
+  faults_.arm(ViewCall::kWrite, 1);
+  const uint8_t b = 1;
+  EXPECT_FALSE(v.payload().write(0, &b, 1));
+  EXPECT_FALSE(v.failed());
+  EXPECT_NE(std::string(v.error().message).find("injected fault: write call 1"), std::string::npos);
+  EXPECT_TRUE(v.payload().write(0, &b, 1));
+  EXPECT_EQ(memory_.payload()[0], 1);
+}
+
+TEST_F(HarnessViewTest, StoresBehindTheViewsBackAreLoggedAtTheNextCall) {
+  HarnessView v(&state_);
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(0, 32, out));
+  static_cast<uint8_t*>(out.local_addr)[5] = 1;  // written through a borrowed span
+  TheirSample s{};
+  ASSERT_TRUE(v.counter().test(0, 0, TheirCmp::EQ, s));
+  const size_t i = log_.find([](const Access& a) { return a.kind == AccessKind::kUnaccountedStore; });
+  ASSERT_NE(i, AccessLog::npos);
+  EXPECT_EQ(log_[i].offset, 5u);
+  EXPECT_EQ(log_[i].nbytes, 1u);
+  // A self-copy write (flush in place) accounts for lent bytes.
+  static_cast<uint8_t*>(out.local_addr)[6] = 1;
+  memory_.sync_shadow(RegionMemory::kPayload, 6, 1);  // as if L2 code declared it
+  ASSERT_TRUE(v.payload().write(0, out.local_addr, 32));
+  EXPECT_EQ(log_.count_kind(AccessKind::kUnaccountedStore), 1u);
+}
+
+TEST_F(HarnessViewTest, EndlessPollingWithoutWaitingIsCaught) {
+  state_.log = nullptr;  // a million entries would only cost memory here
+  HarnessView v(&state_);
+  TheirSample s{};
+  bool ok = true;
+  for (uint64_t i = 0; ok && i <= HarnessView::kSpinLimit; ++i) {
+    ok = v.counter().test(0, 1, TheirCmp::EQ, s);
+  }
+  EXPECT_FALSE(ok);
+  ASSERT_EQ(state_.violations.size(), 1u);
+  EXPECT_NE(state_.violations[0].find("polls"), std::string::npos);
+}
+
+TEST_F(HarnessViewTest, NoStateMeansFailed) {
+  HarnessView v;
+  EXPECT_TRUE(v.failed());
+  EXPECT_STRNE(v.error().message, "");
+}
+
+}  // namespace
+}  // namespace spsq_conf

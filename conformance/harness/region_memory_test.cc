@@ -1,0 +1,83 @@
+#include "conformance/harness/region_memory.h"
+
+#include <cstring>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace spsq_conf {
+namespace {
+
+TEST(RegionMemory, PartsStartZeroedAndAligned) {
+  RegionMemory m(576, 384);
+  EXPECT_EQ(m.payload_bytes(), 576u);
+  EXPECT_EQ(m.counter_bytes(), 384u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m.payload()) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m.counter()) % 64, 0u);
+  for (uint64_t i = 0; i < 576; ++i) ASSERT_EQ(m.payload()[i], 0) << i;
+  for (uint64_t i = 0; i < 384; i += 4) ASSERT_EQ(m.load_counter(i), 0) << i;
+  std::string why;
+  EXPECT_TRUE(m.guards_intact(&why)) << why;
+}
+
+TEST(RegionMemory, UnderrunIsSeenByTheCanary) {
+  RegionMemory m(128, 384);
+  m.payload()[-1] = 0;  // what an endpoint with an off-by-one would do
+  std::string why;
+  EXPECT_FALSE(m.guards_intact(&why));
+  EXPECT_NE(why.find("payload"), std::string::npos) << why;
+}
+
+TEST(RegionMemoryDeathTest, OverrunFaultsOnTheGuardPage) {
+  EXPECT_DEATH(
+      {
+        RegionMemory m(128, 384);
+        volatile uint8_t* p = m.payload();
+        p[128] = 1;
+      },
+      "");
+}
+
+TEST(RegionMemory, ShadowSeparatesPeerWritesFromStoresBehindTheViewsBack) {
+  RegionMemory m(256, 384);
+  m.enable_shadow();
+  const uint8_t bytes[4] = {1, 2, 3, 4};
+  m.write(10, bytes, 4);       // peer, accounted
+  m.store_counter(64, 7);      // peer, accounted
+  EXPECT_TRUE(m.take_unaccounted_changes().empty());
+  m.payload()[100] = 9;        // a raw store
+  m.payload()[101] = 9;
+  std::memset(m.counter() + 128, 0xFF, 4);
+  const auto changes = m.take_unaccounted_changes();
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].part, RegionMemory::kPayload);
+  EXPECT_EQ(changes[0].offset, 100u);
+  EXPECT_EQ(changes[0].nbytes, 2u);
+  EXPECT_EQ(changes[1].part, RegionMemory::kCounter);
+  EXPECT_EQ(changes[1].offset, 128u);
+  EXPECT_TRUE(m.take_unaccounted_changes().empty());  // reported once
+}
+
+TEST(RegionMemory, DumpIsPayloadThenCounter) {
+  RegionMemory m(64, 384);
+  m.fill(0, 0xAB, 64);
+  m.store_counter(320, 1);
+  const std::string d = m.dump();
+  ASSERT_EQ(d.size(), 64u + 384u);
+  EXPECT_EQ(static_cast<uint8_t>(d[63]), 0xAB);
+  EXPECT_EQ(static_cast<uint8_t>(d[64 + 320]), 1);
+}
+
+TEST(RegionMemory, HugeLazyPartCostsOnlyTouchedPages) {
+  // A depth-2^30 layout needs ~64 GiB of payload; only touched pages count.
+  const uint64_t bytes = (uint64_t{1} << 36) + 128;
+  RegionMemory m(bytes, 384);
+  m.payload()[bytes - 1] = 5;
+  m.payload()[0] = 6;
+  EXPECT_EQ(m.payload()[bytes - 1], 5);
+  std::string why;
+  EXPECT_TRUE(m.guards_intact(&why)) << why;
+}
+
+}  // namespace
+}  // namespace spsq_conf

@@ -1,0 +1,322 @@
+// Spec preamble and section 1, "Create And Bind", from the L2 side: the
+// ten-scalar binding, its decode, the endpoint's construction checks, the
+// spec's own L2 snippet, and the MaxInflight window.
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "conformance/l2/l2_fixture.h"
+
+namespace spsq_conf {
+namespace {
+
+class CreateBind : public L2Test {
+ protected:
+  // A binding struct full of a sentinel byte, to prove decode leaves it alone.
+  static Binding Sentinel() {
+    Binding b;
+    std::memset(static_cast<void*>(&b), 0xC3, sizeof(b));
+    return b;
+  }
+  static bool Untouched(const Binding& b) {
+    const Binding s = Sentinel();
+    return std::memcmp(&b, &s, sizeof(b)) == 0;
+  }
+  // Constructs an endpoint from `b` and checks the rejection: not live,
+  // the kind (0: any), no shared access at all, no abort flag.
+  template <uint64_t N = 1>
+  void ExpectRejected(const Binding& b, uint32_t want_kind, const char* what) {
+    const size_t mark = log().mark();
+    auto e = q().make_endpoint_from<N>(b);
+    EXPECT_FALSE(e->live()) << what << ": endpoint went live";
+    const uint32_t k = EndpointAccess<EndpointT<N>>::kind(*e);
+    if (want_kind != 0) {
+      EXPECT_EQ(k, want_kind) << what << ": saw " << wire::kind_name(k) << ": "
+                              << EndpointAccess<EndpointT<N>>::message(*e);
+    } else {
+      EXPECT_NE(k, wire::kKindNone) << what;
+    }
+    EXPECT_EQ(EndpointAccess<EndpointT<N>>::op(*e), wire::kOpInit) << what << ": W.ENUM.3";
+    EXPECT_EQ(log().shared_accesses_since(mark), 0u)
+        << what << ": a rejected construction touched shared memory:\n" << log().dump(mark);
+    EXPECT_EQ(peer().l2_flag(), 0) << what << ": construction errors never raise the flag";
+  }
+};
+
+TEST_F(CreateBind, DecodesTenScalarsInSpecOrder) {
+  SPSQ_CLAUSES("S0.BIND.1", "S1.BIND.ORDER", "S1.MAGIC.1", "W.CONST.1", "W.BIND.1");
+  EXPECT_EQ(Api::kScalarCount, 10u);
+  const auto s = q().scalars();
+  EXPECT_EQ(s[0], 0x5350535100010000ull);
+  Binding b = Sentinel();
+  ASSERT_TRUE(Api::decode(s.data(), s.size(), &b));
+  const wire::BindingFields f = q().fields();
+  EXPECT_EQ(b.magic_version, f.magic_version);
+  EXPECT_EQ(b.session_instance_id_bits, f.session_instance_id_bits);
+  EXPECT_EQ(b.transaction_id, f.transaction_id);
+  EXPECT_EQ(b.payload_base, f.payload_base);
+  EXPECT_EQ(b.payload_bytes, f.payload_bytes);
+  EXPECT_EQ(b.counter_base, f.counter_base);
+  EXPECT_EQ(b.counter_bytes, f.counter_bytes);
+  EXPECT_EQ(b.depth, f.depth);
+  EXPECT_EQ(b.input_arena_bytes, f.input_arena_bytes);
+  EXPECT_EQ(b.output_arena_bytes, f.output_arena_bytes);
+}
+
+TEST_F(CreateBind, RejectsEveryOtherScalarCountWithoutFallback) {
+  SPSQ_CLAUSES("S0.BIND.2", "S0.BIND.3", "W.BIND.1");
+  const auto ten = q().scalars();
+  uint64_t twelve[12];
+  std::memcpy(twelve, ten.data(), sizeof(uint64_t) * 10);
+  twelve[10] = 0;  // a 12-scalar TaskArgs form would append two more fields
+  twelve[11] = 0;
+  for (size_t count : {size_t{0}, size_t{1}, size_t{9}, size_t{11}, size_t{12}}) {
+    Binding b = Sentinel();
+    EXPECT_FALSE(Api::decode(twelve, count, &b)) << "count " << count << " accepted";
+    EXPECT_TRUE(Untouched(b)) << "count " << count << ": a rejected decode wrote output";
+  }
+}
+
+TEST_F(CreateBind, RejectsEveryOtherPackedMagicVersion) {
+  SPSQ_CLAUSES("S1.MAGIC.1", "S1.MAGIC.2", "W.BIND.1", "W.CONST.1");
+  const uint64_t bad[] = {
+      0,
+      0x5350535100000000ull,  // version 0.0
+      0x5350535100020000ull,  // major 2
+      0x5350535100000001ull,  // major 0, minor 1
+      0x5350535100010001ull,  // minor 1
+      0x5350535200010000ull,  // other magic
+      0x0000010051535053ull,  // byte-swapped
+      0x5350535100010000ull ^ (uint64_t{1} << 63),
+      ~uint64_t{0},
+  };
+  for (uint64_t mv : bad) {
+    auto s = q().scalars();
+    s[0] = mv;
+    Binding b = Sentinel();
+    EXPECT_FALSE(Api::decode(s.data(), s.size(), &b)) << std::hex << mv << " accepted";
+    EXPECT_TRUE(Untouched(b)) << std::hex << mv;
+  }
+}
+
+TEST_F(CreateBind, RejectsZeroTransactionId) {
+  SPSQ_CLAUSES("S1.TXN.1", "W.BIND.1");
+  auto s = q().scalars();
+  s[2] = 0;
+  Binding b = Sentinel();
+  EXPECT_FALSE(Api::decode(s.data(), s.size(), &b));
+  EXPECT_TRUE(Untouched(b));
+  wire::BindingFields f = q().fields();
+  f.transaction_id = 0;
+  ExpectRejected(q().binding_with(f), 0, "transaction_id 0");
+}
+
+TEST_F(CreateBind, EndpointRefusesAnUnsupportedVersion) {
+  SPSQ_CLAUSES("S1.MAGIC.2", "S0.BIND.3", "W.ENUM.2", "W.ENUM.3", "W.ERR.2");
+  for (uint64_t mv : {uint64_t{0}, uint64_t{0x5350535100020000ull}, uint64_t{0x5350535100010001ull}}) {
+    wire::BindingFields f = q().fields();
+    f.magic_version = mv;
+    const Binding b = q().binding_with(f);
+    ExpectRejected(b, wire::kBadBinding, "bad magic_version");
+    auto e = q().make_endpoint_from<1>(b);
+    // Identity is only reported once the binding was accepted.
+    EXPECT_EQ(EndpointAccess<EndpointT<1>>::transaction(*e), 0u) << "W.ERR.2";
+    EXPECT_EQ(EndpointAccess<EndpointT<1>>::session(*e), 0u) << "W.ERR.2";
+  }
+}
+
+TEST_F(CreateBind, AcceptsZeroSessionBits) {
+  SPSQ_CLAUSES("S1.SESSION.1", "S0.USE.1");
+  QueueParams p;
+  p.depth = window_depth();
+  p.session = 0;
+  Rebuild(p);
+  ASSERT_TRUE(ep().live());
+  ASSERT_EQ(peer().enqueue_data(Bytes(16, 1)), ScriptedL3::Enqueue::kOk);
+  Handle h{};
+  ASSERT_TRUE(try_peek(h));
+  EXPECT_EQ(HandleBytes(h), Bytes(16, 1));
+  ASSERT_TRUE(send(wire::kData, Bytes(8, 2)));
+  ASSERT_TRUE(release(h));
+  ScriptedL3::Message m;
+  ASSERT_TRUE(peer().poll_output(&m));
+  EXPECT_EQ(m.payload, Bytes(8, 2));
+  ExpectHealthy("session 0");
+}
+
+TEST_F(CreateBind, PoisonDiagnosticsCarryTheInstanceIdentity) {
+  SPSQ_CLAUSES("S1.DIAG.1", "W.ERR.1", "W.ERR.2");
+  peer().publish_raw(wire::Descriptor{5, wire::kData, 0, 0});  // seq 5 at index 0
+  Handle h{};
+  EXPECT_FALSE(try_peek(h));
+  ExpectPoisoned(wire::kInvalidDescriptor, "seq mismatch");
+  EXPECT_EQ(Api::session(ep()), q().params().session);
+  EXPECT_EQ(Api::transaction(ep()), q().params().transaction);
+  const char* m = Api::message(ep());
+  EXPECT_LT(strnlen(m, Api::message_capacity(ep())), Api::message_capacity(ep()))
+      << "message not NUL-terminated within its bound";
+  EXPECT_GT(std::strlen(m), 0u);
+}
+
+// The L2 snippet of spec section 1, verbatim, against the implementation's
+// own RegionInstanceView over this queue's memory.
+struct OrchArgs {
+  const uint64_t* values;
+  uint64_t scalar(int32_t i) const { return values[i]; }
+};
+
+struct SnippetOutcome {
+  bool live = false;
+  uint64_t depth = 0;
+};
+
+// The spec's function body returns void; the outcome is read after it.
+template <class Clock>
+void RunSpecSnippet(const OrchArgs& orch_args, Clock clock, SnippetOutcome* outcome) {
+  // ---- begin spec text (section 1) ----
+  uint64_t scalars[spsc_queue::kSpscQueueEndpointBindingScalarCount];
+  for (size_t i = 0; i < spsc_queue::kSpscQueueEndpointBindingScalarCount; ++i) {
+      scalars[i] = orch_args.scalar(static_cast<int32_t>(i));
+  }
+
+  spsc_queue::SpscQueueEndpointBinding binding{};
+  if (!spsc_queue::decode_endpoint_binding(
+          scalars, spsc_queue::kSpscQueueEndpointBindingScalarCount, &binding)) {
+      return;
+  }
+
+  RegionInstanceView view(
+      RegionPartLocalSpan{binding.payload_base, binding.payload_bytes},
+      RegionPartLocalSpan{binding.counter_base, binding.counter_bytes}
+  );
+  spsc_queue::SpscQueueEndpoint<RegionInstanceView> queue(binding, std::move(view), clock);
+  if (!queue.live()) {
+      return;
+  }
+  // ---- end spec text ----
+  outcome->live = true;
+  outcome->depth = queue.layout().depth;
+}
+
+TEST_F(CreateBind, SpecL2SnippetCompilesAndBinds) {
+  SPSQ_CLAUSES("S1.L2DECODE.1", "S1.L2DECODE.2", "S1.L2DECODE.3", "S1.L2DECODE.4",
+               "S1.L2DECODE.5");
+  const auto s = q().scalars();
+  SnippetOutcome ok;
+  RunSpecSnippet(OrchArgs{s.data()}, Api::clock(&VirtualClock::now_ns), &ok);
+  EXPECT_TRUE(ok.live) << "the spec's snippet did not produce a live endpoint";
+  EXPECT_EQ(ok.depth, q().params().depth);
+  auto bad = s;
+  bad[0] = 0;
+  SnippetOutcome rejected;
+  RunSpecSnippet(OrchArgs{bad.data()}, Api::clock(&VirtualClock::now_ns), &rejected);
+  EXPECT_FALSE(rejected.live);
+}
+
+TEST_F(CreateBind, DefaultEndpointHoldsOneDataHandle) {
+  SPSQ_CLAUSES("S1.WIN.1", "S4.L2IN.1", "S4.L2IN.2");
+  endpoint_.reset();
+  auto e = q().make_endpoint<1>();  // the default MaxInflight
+  ASSERT_TRUE(e->live());
+  ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
+  ASSERT_EQ(peer().enqueue_data(Bytes(4, 2)), ScriptedL3::Enqueue::kOk);
+  Handle h1{}, h2{};
+  ASSERT_TRUE(e->input().try_peek(h1));
+  EXPECT_EQ(Api::seq(h1), 1u);
+  EXPECT_FALSE(e->input().try_peek(h2)) << "a second DATA handle while the first is active";
+  ASSERT_TRUE(e->input().release(h1));
+  ASSERT_TRUE(e->input().try_peek(h2)) << "the next input after release";
+  EXPECT_EQ(Api::seq(h2), 2u);
+  EXPECT_EQ(HandleBytes(h2), Bytes(4, 2));
+  EXPECT_TRUE(e->input().release(h2));
+  EXPECT_TRUE(e->live());
+}
+
+TEST_F(CreateBind, WindowOfNHoldsNDataHandles) {
+  SPSQ_CLAUSES("S1.WIN.2", "S4.L2IN.4", "S4.L2IN.2");
+  for (uint64_t i = 0; i <= kN; ++i) {
+    ASSERT_EQ(peer().enqueue_data(Bytes(8, static_cast<uint8_t>(i))), ScriptedL3::Enqueue::kOk);
+  }
+  std::vector<Handle> held(kN);
+  for (uint64_t i = 0; i < kN; ++i) {
+    ASSERT_TRUE(try_peek(held[i])) << "handle " << i + 1 << " of a window of " << kN;
+    EXPECT_EQ(Api::seq(held[i]), i + 1);
+  }
+  Handle extra{};
+  EXPECT_FALSE(try_peek(extra)) << "handle " << kN + 1 << " exceeds MaxInflight " << kN;
+  for (uint64_t i = 0; i < kN; ++i) {
+    EXPECT_EQ(HandleBytes(held[i]), Bytes(8, static_cast<uint8_t>(i))) << i;
+    ASSERT_TRUE(release(held[i]));
+  }
+  ASSERT_TRUE(try_peek(extra));
+  EXPECT_EQ(Api::seq(extra), kN + 1);
+}
+
+TEST_F(CreateBind, MaxInflightChangesNeitherLayoutNorBinding) {
+  SPSQ_CLAUSES("S1.WIN.3", "S1.WIN.5", "S1.WIN.6");
+  endpoint_.reset();
+  QueueParams p;
+  p.depth = 4;
+  Rebuild(p, /*with_endpoint=*/false);
+  const Binding b = q().binding();
+  auto e1 = q().make_endpoint_from<1>(b);
+  const LayoutFields l1 = EndpointAccess<EndpointT<1>>::layout(*e1);
+  e1.reset();
+  auto e2 = q().make_endpoint_from<2>(b);
+  const LayoutFields l2 = EndpointAccess<EndpointT<2>>::layout(*e2);
+  EXPECT_TRUE(e2->live());
+  e2.reset();
+  auto e4 = q().make_endpoint_from<4>(b);
+  EXPECT_TRUE(e4->live());
+  const LayoutFields l4 = EndpointAccess<EndpointT<4>>::layout(*e4);
+  e4.reset();
+  EXPECT_EQ(std::memcmp(&l1, &l2, sizeof(l1)), 0);
+  EXPECT_EQ(std::memcmp(&l1, &l4, sizeof(l1)), 0);
+  EXPECT_EQ(l1.payload_bytes, layout().payload_bytes);
+  EXPECT_EQ(l1.output_arena, layout().output_arena);
+}
+
+TEST_F(CreateBind, MaxInflightAboveDepthIsBadArgumentWithoutTheFlag) {
+  SPSQ_CLAUSES("S1.WIN.7", "S1.WIN.8", "S1.WIN.9", "W.ENUM.2", "W.ENUM.3");
+  endpoint_.reset();
+  QueueParams p;
+  p.depth = 1;
+  Rebuild(p, false);
+  ExpectRejected<2>(q().binding(), wire::kBadArgument, "MaxInflight 2 > depth 1");
+  p.depth = 2;
+  Rebuild(p, false);
+  ExpectRejected<4>(q().binding(), wire::kBadArgument, "MaxInflight 4 > depth 2");
+  auto ok = q().make_endpoint_from<2>(q().binding());
+  EXPECT_TRUE(ok->live()) << "MaxInflight == depth is valid";
+  p.depth = 4;
+  Rebuild(p, false);
+  auto ok4 = q().make_endpoint_from<4>(q().binding());
+  EXPECT_TRUE(ok4->live()) << "MaxInflight 4 == depth 4 is valid";
+}
+
+TEST_F(CreateBind, StopTakesTheExtraSlotBehindAFullWindow) {
+  SPSQ_CLAUSES("S1.WIN.10", "S1.WIN.11", "S4.L2IN.3");
+  for (uint64_t i = 0; i < kN; ++i) {
+    ASSERT_EQ(peer().enqueue_data(Bytes(4, static_cast<uint8_t>(i))), ScriptedL3::Enqueue::kOk);
+  }
+  ASSERT_EQ(peer().enqueue_stop(), ScriptedL3::Enqueue::kOk);
+  std::vector<Handle> held(kN);
+  for (uint64_t i = 0; i < kN; ++i) ASSERT_TRUE(try_peek(held[i]));
+  Handle stop{};
+  ASSERT_TRUE(try_peek(stop)) << "STOP must be acquired with " << kN << " DATA handles active";
+  EXPECT_EQ(Api::opcode(stop), wire::kStop);
+  EXPECT_EQ(Api::seq(stop), kN + 1);
+  ASSERT_TRUE(release(stop));
+  EXPECT_FALSE(drained()) << "STOP pending behind active DATA";
+  EXPECT_EQ(peer().counter(wire::kInputHead), 0);
+  for (uint64_t i = 0; i < kN; ++i) {
+    EXPECT_FALSE(drained());
+    ASSERT_TRUE(release(held[i]));
+  }
+  EXPECT_TRUE(drained());
+  EXPECT_EQ(peer().counter(wire::kInputHead), static_cast<int32_t>(kN + 1));
+  ExpectHealthy("after drain");
+}
+
+}  // namespace
+}  // namespace spsq_conf

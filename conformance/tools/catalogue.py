@@ -1,0 +1,111 @@
+"""The clause catalogue (conformance/clauses.json): loading, validation, and
+the clause IDs that test sources declare.
+
+Tests name the clauses they cover with SPSQ_CLAUSES("S3.PUB.1", ...) in C++,
+spsq_clauses("...") in Python, or "# SPSQ_CLAUSES(...)" in shell. The same
+token is recorded at run time as the GoogleTest property "clauses", so the
+report reads results from test.xml while this module reads the sources.
+"""
+
+import json
+import os
+import re
+
+LEVELS = ("MUST", "MUST NOT", "MAY", "INFO")
+ROLES = ("L2", "L3", "both", "runtime")
+SURFACES = ("wire", "cpp-l2", "l2-view", "l3-api", "python", "runtime", "doc")
+SOURCES = ("spec", "wire-contract", "harness")
+ID_PATTERN = re.compile(r"^(S[0-5]\.[A-Z0-9]+\.[0-9A-Z]+|W\.[A-Z]+\.[0-9]+|OPEN\.[A-Z]+|AMB\.[A-Z]+|LIVE\.[0-9]+)$")
+DECLARATION = re.compile(r"(?i)spsq_(?:clauses|reading|invariants)\s*\(")
+QUOTED_ID = re.compile(r'"([A-Z][A-Z0-9]*(?:\.[A-Z0-9]+)+)"')
+REQUIRED = ("id", "section", "source", "text", "requirement", "level", "role", "surface", "how")
+
+
+def normalize_ws(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    return data["clauses"]
+
+
+def by_id(clauses):
+    return {c["id"]: c for c in clauses}
+
+
+def _call_arguments(text, start):
+    """Returns the text between the '(' at start-1 and its matching ')'."""
+    depth = 1
+    i = start
+    while i < len(text) and depth:
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+        i += 1
+    return text[start:i - 1]
+
+
+def declared_ids(text):
+    """Clause IDs named by SPSQ_CLAUSES/SPSQ_READING calls in one source text.
+
+    SPSQ_READING takes the clause ID first and then a reading letter, so only
+    the quoted strings that look like IDs are collected.
+    """
+    ids = []
+    for m in DECLARATION.finditer(text):
+        args = _call_arguments(text, m.end())
+        ids.extend(QUOTED_ID.findall(args))
+    return ids
+
+
+def scan_sources(paths):
+    """Maps clause ID -> sorted list of source files that declare it."""
+    found = {}
+    for path in paths:
+        with open(path, errors="replace") as f:
+            text = f.read()
+        for cid in declared_ids(text):
+            found.setdefault(cid, set()).add(path)
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def label_exists(root, label):
+    """True when a Bazel label (//pkg or //pkg:name) exists in the source tree.
+
+    Only used for `blocked_on`: a clause waits for a package or target that
+    another part of the project has not produced yet.
+    """
+    m = re.match(r"^//([^:]*)(?::(.+))?$", label)
+    if not m:
+        raise ValueError("blocked_on %r is not a Bazel label" % label)
+    package, name = m.group(1), m.group(2)
+    build = os.path.join(root, package, "BUILD")
+    if not os.path.exists(build):
+        build = os.path.join(root, package, "BUILD.bazel")
+    if not os.path.exists(build):
+        return False
+    if name is None:
+        return True
+    with open(build) as f:
+        return re.search(r'name\s*=\s*"%s"' % re.escape(name), f.read()) is not None
+
+
+def applicable_to_l2(clause):
+    """Whether an L2 certification is judged on this clause."""
+    return clause["role"] in ("L2", "both") and clause["surface"] in ("wire", "cpp-l2", "l2-view")
+
+
+def not_applicable_reason(clause):
+    """Why an L2 certification does not judge this clause (None if it does)."""
+    if applicable_to_l2(clause):
+        return None
+    if clause["surface"] == "python":
+        return "Python API clause; judged by the Python L3 suite, not by an L2 endpoint"
+    if clause["surface"] == "doc":
+        return "informative reference to another document"
+    if clause["role"] == "runtime" or clause["surface"] == "runtime":
+        return "binds the runtime (factory, TaskArgs, Worker, free), not an L2 endpoint"
+    return "binds the L3 queue; judged by the L3 certification"

@@ -1,0 +1,258 @@
+"""Runs a certification's test binaries and writes the verdicts and package.
+
+Invoked by the test that spsq_l2_certification generates (bazel test, or
+bazel run to print the table). For each binary it runs the whole GoogleTest
+binary once; if the binary crashes or hangs, every test is re-run in its own
+process so one crash costs one test, and the crashed test's clauses (read from
+its source) are FAIL.
+
+Outputs, in --out (default: the test's undeclared outputs, or
+<workspace>/bazel-certification/<name> under bazel run):
+  report.md, report.json, junit.xml       the verdict table three ways
+  package/                                 report + identity + logs + XML +
+                                           region dumps + MANIFEST.sha256
+  <name>-package.tar.gz                    the package as one file
+JUnit also goes to $XML_OUTPUT_FILE, so Bazel's test.xml is per clause.
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import catalogue  # noqa: E402
+import verdicts as V  # noqa: E402
+
+BINARY_TIMEOUT_S = 1500
+TEST_TIMEOUT_S = 300
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--name", required=True)
+    p.add_argument("--endpoint-template", required=True)
+    p.add_argument("--implementation", required=True)
+    p.add_argument("--catalogue", required=True)
+    p.add_argument("--toolchain-file")
+    p.add_argument("--suite-marker", help="a runfile inside conformance/, to find the checkout")
+    p.add_argument("--binary", action="append", default=[], help="MI:SECTION:PATH")
+    p.add_argument("--sources", nargs="*", default=[], help="test sources (crash mapping)")
+    p.add_argument("--impl-files", nargs="*", action="extend", default=[])
+    p.add_argument("--expect-fail", default="")
+    p.add_argument("--require-pass", action="store_true")
+    p.add_argument("--allow-untested", default="",
+                   help="clauses that may be UNTESTED under --require-pass (e.g. sanitizer runs)")
+    p.add_argument("--out")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    return p.parse_args(argv)
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def default_out(name):
+    if os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") and not os.environ.get(
+            "BUILD_WORKSPACE_DIRECTORY"):
+        return os.path.join(os.environ["TEST_UNDECLARED_OUTPUTS_DIR"], name)
+    if os.environ.get("BUILD_WORKSPACE_DIRECTORY"):
+        return os.path.join(os.environ["BUILD_WORKSPACE_DIRECTORY"], "bazel-certification", name)
+    return os.path.abspath("certification-" + name)
+
+
+def suite_revision(marker):
+    """git revision of the checkout the suite came from (runfiles resolve into it)."""
+    if not marker:
+        return "unknown"
+    root = os.path.dirname(os.path.dirname(os.path.realpath(marker)))
+    try:
+        rev = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "conformance"],
+                               capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if not rev:
+        return "unknown"
+    return rev + ("+local-changes" if dirty else "")
+
+
+def run_gtest(binary, xml_path, dumps, log_path, extra=(), timeout=BINARY_TIMEOUT_S):
+    env = dict(os.environ)
+    env["GTEST_OUTPUT"] = "xml:" + xml_path
+    env.pop("XML_OUTPUT_FILE", None)  # our own test.xml, not the binary's
+    env["TEST_UNDECLARED_OUTPUTS_DIR"] = dumps
+    for d in (dumps, os.path.dirname(xml_path), os.path.dirname(log_path)):
+        os.makedirs(d, exist_ok=True)
+    with open(log_path, "ab") as log:
+        try:
+            proc = subprocess.run([binary] + list(extra), stdout=log, stderr=subprocess.STDOUT,
+                                  env=env, timeout=timeout)
+            return proc.returncode
+        except subprocess.TimeoutExpired:
+            log.write(b"\n*** timed out after %d s\n" % timeout)
+            return "timeout"
+
+
+def list_tests(binary):
+    out = subprocess.run([binary, "--gtest_list_tests"], capture_output=True, text=True,
+                         timeout=120).stdout
+    names, suite = [], None
+    for line in out.splitlines():
+        if not line.strip():
+            continue
+        if not line.startswith(" "):
+            suite = line.split("#")[0].strip()
+        else:
+            names.append(suite + line.split("#")[0].strip())
+    return names
+
+
+def run_binary(mi, section, path, workdir, crash_map):
+    """TestCases of one binary, isolating tests if the binary dies."""
+    tag = "mi%s_%s" % (mi, section)
+    binary_name = "mi%s:%s" % (mi, section)
+    xml = os.path.join(workdir, "xml", tag + ".xml")
+    log = os.path.join(workdir, "logs", tag + ".log")
+    dumps = os.path.join(workdir, "dumps", tag)
+    rc = run_gtest(path, xml, dumps, log)
+    if rc in (0, 1) and os.path.exists(xml):
+        return V.parse_gtest_xml(xml, binary_name), rc
+    # Crash or hang: one process per test.
+    cases = []
+    for full in list_tests(path):
+        one_xml = os.path.join(workdir, "xml", "%s.%s.xml" % (tag, full))
+        one_rc = run_gtest(path, one_xml, dumps, log, ["--gtest_filter=" + full],
+                           timeout=TEST_TIMEOUT_S)
+        if one_rc in (0, 1) and os.path.exists(one_xml):
+            cases.extend(V.parse_gtest_xml(one_xml, binary_name))
+            continue
+        suite, name = full.split(".", 1)
+        case = V.TestCase(binary_name, suite, name)
+        how = "timed out after %d s" % TEST_TIMEOUT_S if one_rc == "timeout" else (
+            "crashed (exit status %s)" % one_rc)
+        case.failures.append("%s %s; see logs/%s.log" % (full, how, tag))
+        case.properties["clauses"] = ",".join(crash_map.get(full, []))
+        cases.append(case)
+    return cases, rc
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main(argv):
+    args = parse_args(argv)
+    out = os.path.abspath(args.out or default_out(args.name))
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    pkg = os.path.join(out, "package")
+    os.makedirs(pkg)
+
+    clauses = catalogue.load(args.catalogue)
+    crash_map = {}
+    for src in args.sources:
+        with open(src, errors="replace") as f:
+            crash_map.update(V.clauses_by_test(f.read()))
+
+    cases, binaries = [], []
+    for spec in args.binary:
+        mi, section, path = spec.split(":", 2)
+        got, rc = run_binary(mi, section, path, pkg, crash_map)
+        cases.extend(got)
+        binaries.append({"max_inflight": int(mi), "section": section,
+                         "sha256": sha256_file(path), "exit": str(rc), "tests": len(got)})
+
+    build = hashlib.sha256()
+    for b in sorted(binaries, key=lambda b: (b["max_inflight"], b["section"])):
+        build.update(b["sha256"].encode())
+    impl = {}
+    for f in sorted(args.impl_files):
+        impl[f] = sha256_file(f)
+        build.update(impl[f].encode())
+    toolchain = "unknown"
+    if args.toolchain_file and os.path.exists(args.toolchain_file):
+        with open(args.toolchain_file) as f:
+            toolchain = " ".join(f.read().split())
+    identity = {
+        "name": args.name,
+        "implementation": args.implementation,
+        "endpoint_template": args.endpoint_template,
+        "max_inflight": sorted({b["max_inflight"] for b in binaries}),
+        "suite_revision": suite_revision(args.suite_marker),
+        "build_hash": build.hexdigest(),
+        "toolchain": toolchain,
+        "implementation_files": impl,
+        "binaries": binaries,
+        "tests_run": sum(1 for c in cases if c.ran),
+        "tests_failed": sum(1 for c in cases if c.failures),
+        "generated_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+    verdicts = V.compute_verdicts(clauses, cases)
+    md = V.render_markdown(verdicts, identity)
+    js = V.render_json(verdicts, identity)
+    junit = V.render_junit(verdicts, identity)
+    for name, text in (("report.md", md), ("report.json", js), ("junit.xml", junit)):
+        write(os.path.join(out, name), text)
+        write(os.path.join(pkg, name), text)
+    write(os.path.join(pkg, "identity.json"), json.dumps(identity, indent=1) + "\n")
+    shutil.copy(args.catalogue, os.path.join(pkg, "clauses.json"))
+    manifest = []
+    for root, _, files in os.walk(pkg):
+        for f in sorted(files):
+            full = os.path.join(root, f)
+            manifest.append("%s  %s" % (sha256_file(full), os.path.relpath(full, pkg)))
+    write(os.path.join(pkg, "MANIFEST.sha256"), "\n".join(sorted(manifest, key=lambda l: l[66:])) + "\n")
+    with tarfile.open(os.path.join(out, args.name + "-package.tar.gz"), "w:gz") as tar:
+        tar.add(pkg, arcname=args.name + "-package")
+    if os.environ.get("XML_OUTPUT_FILE"):
+        write(os.environ["XML_OUTPUT_FILE"], junit)
+
+    summary = V.counts(verdicts)
+    if args.quiet:
+        print(md.split("\n| clause |")[0])
+    else:
+        sys.stdout.write(md)
+    print("\nreport: %s\npackage: %s" % (os.path.join(out, "report.md"),
+                                          os.path.join(out, args.name + "-package.tar.gz")))
+    print("summary: " + ", ".join("%s %d" % (k, summary[k]) for k in V.ORDER))
+
+    status = 0
+    by_id = {v.clause["id"]: v for v in verdicts}
+    if args.expect_fail:
+        wanted = [c for c in args.expect_fail.split(",") if c]
+        missing = [c for c in wanted if c not in by_id or by_id[c].verdict != V.FAIL]
+        if missing:
+            print("EXPECTED FAIL but got: " + ", ".join(
+                "%s=%s" % (c, by_id[c].verdict if c in by_id else "unknown") for c in missing))
+            status = 1
+        else:
+            print("all %d expected clauses FAIL, as they must for this mutant" % len(wanted))
+    elif args.require_pass:
+        allowed = set(c for c in args.allow_untested.split(",") if c)
+        bad = [v for v in verdicts if v.verdict == V.FAIL or (
+            v.verdict == V.UNTESTED and v.clause["level"] in V.NORMATIVE and
+            v.clause["id"] not in allowed)]
+        if bad:
+            print("certification requires every judged clause to PASS; not passing: " +
+                  ", ".join("%s=%s" % (v.clause["id"], v.verdict) for v in bad))
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,181 @@
+"""Traceability gate: the clause catalogue, the spec and the tests agree.
+
+Fails when
+  - the vendored spec differs from ../shared/spec (when that exists),
+  - a spec sentence (or code/list/table line) is covered by no clause,
+  - a clause's text is not verbatim in its source document,
+  - a clause is malformed (fields, level, role, ID format, duplicates),
+  - a clause has no test (unless it is informative and says why it cannot be
+    tested, or it waits for a target that does not exist yet),
+  - a clause waits for a target that now exists but still has no test,
+  - a test names a clause ID the catalogue does not have,
+  - an open point of the wire contract has no clause.
+
+Arguments: --root-marker FILE (a runfile inside conformance/), --catalogue,
+--spec, --wire, then the test sources to scan after --sources.
+"""
+
+import argparse
+import filecmp
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import catalogue  # noqa: E402
+import spec_units  # noqa: E402
+
+ARGS = None
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser()
+    p.add_argument("--catalogue", required=True)
+    p.add_argument("--spec", required=True)
+    p.add_argument("--wire", required=True)
+    p.add_argument("--sources", nargs="*", default=[])
+    p.add_argument("--pending", help="clause IDs whose tests are being written (one per line)")
+    return p.parse_known_args(argv)
+
+
+def repo_root():
+    """The source tree, found through the vendored spec's real path.
+
+    Bazel runfiles are symlinks into the workspace, so resolving one leads
+    back to conformance/spec/ in the checkout.
+    """
+    real = os.path.realpath(ARGS.spec)
+    return os.path.dirname(os.path.dirname(os.path.dirname(real)))
+
+
+class Gate(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.clauses = catalogue.load(ARGS.catalogue)
+        with open(ARGS.spec) as f:
+            cls.spec = f.read()
+        with open(ARGS.wire) as f:
+            cls.wire = f.read()
+        cls.declared = catalogue.scan_sources(ARGS.sources)
+        cls.root = repo_root()
+
+    def test_vendored_spec_matches_shared(self):
+        shared = os.path.join(os.path.dirname(self.root), "shared", "spec")
+        if not os.path.isdir(shared):
+            print("gate: %s not present; vendored spec not compared" % shared)
+            return
+        for vendored in (ARGS.spec, ARGS.wire):
+            name = os.path.basename(vendored)
+            upstream = os.path.join(shared, name)
+            self.assertTrue(os.path.exists(upstream), "missing upstream %s" % upstream)
+            self.assertTrue(
+                filecmp.cmp(os.path.realpath(vendored), upstream, shallow=False),
+                "conformance/spec/%s differs from %s: re-vendor it and update "
+                "clauses.json" % (name, upstream))
+
+    def test_fields_and_ids(self):
+        seen = set()
+        for c in self.clauses:
+            cid = c.get("id", "<no id>")
+            for field in catalogue.REQUIRED:
+                self.assertTrue(c.get(field), "%s: field %r missing or empty" % (cid, field))
+            self.assertRegex(cid, catalogue.ID_PATTERN, "%s: malformed ID" % cid)
+            self.assertNotIn(cid, seen, "%s: duplicate ID" % cid)
+            seen.add(cid)
+            self.assertIn(c["level"], catalogue.LEVELS, cid)
+            self.assertIn(c["role"], catalogue.ROLES, cid)
+            self.assertIn(c["surface"], catalogue.SURFACES, cid)
+            self.assertIn(c["source"], catalogue.SOURCES, cid)
+            if "untestable" in c:
+                self.assertEqual(c["level"], "INFO",
+                                 "%s: only informative clauses may be untestable" % cid)
+            if "interpretation" in c:
+                i = c["interpretation"]
+                for field in ("question", "readings", "preferred", "grading"):
+                    self.assertIn(field, i, "%s: interpretation lacks %s" % (cid, field))
+                self.assertIn(i["preferred"], i["readings"], cid)
+
+    def test_clause_text_is_verbatim(self):
+        wire = catalogue.normalize_ws(self.wire)
+        for c in self.clauses:
+            if c["source"] == "spec":
+                self.assertIn(c["text"], self.spec,
+                              "%s: text is not verbatim in the spec" % c["id"])
+            elif c["source"] == "wire-contract":
+                self.assertIn(catalogue.normalize_ws(c["text"]), wire,
+                              "%s: text is not verbatim in the wire contract" % c["id"])
+
+    def test_every_spec_unit_is_catalogued(self):
+        sections, units = spec_units.spec_units(self.spec)
+        self.assertEqual(sorted(k for k in sections if k != "title"),
+                         ["0", "1", "2", "3", "4", "5"], "spec sections changed")
+        spec_clauses = [c for c in self.clauses if c["source"] == "spec"]
+        # A unit belongs to a clause whose text holds it as a whole line or a
+        # whole sentence (")" alone must not match every clause with a paren).
+        pieces = {}
+        for c in spec_clauses:
+            lines = c["text"].split("\n")
+            pieces[c["id"]] = set(lines) | {s for l in lines for s in spec_units.split_sentences(l)}
+        missing = []
+        for u in units:
+            owners = [c for c in spec_clauses if u.text in pieces[c["id"]]]
+            if not owners:
+                missing.append("line %d: %s" % (u.line, u.text))
+                continue
+            for c in owners:
+                self.assertEqual(c["section"], u.section,
+                                 "%s: spec line %d is in section %s" % (c["id"], u.line, u.section))
+        self.assertFalse(missing, "spec text without a clause:\n  " + "\n  ".join(missing))
+
+    def test_open_points_have_clauses(self):
+        block = self.wire.split("## Open points", 1)[1]
+        bullets = re.findall(r"^- (.+?)(?=^- |^[A-Z]|\Z)", block, re.S | re.M)
+        self.assertEqual(len(bullets), 3, "wire contract open points changed")
+        texts = [catalogue.normalize_ws(c["text"]) for c in self.clauses
+                 if c["id"].startswith("OPEN.")]
+        for b in bullets:
+            want = catalogue.normalize_ws("- " + b)
+            self.assertTrue(any(want == t for t in texts), "open point without a clause: " + want)
+
+    def test_every_clause_has_a_test(self):
+        pending = set()
+        if ARGS.pending:
+            with open(ARGS.pending) as f:
+                pending = {l.split("#")[0].strip() for l in f} - {""}
+        stale = sorted(p for p in pending if p in self.declared)
+        self.assertFalse(stale, "pending clauses that now have tests; drop them from the "
+                         "pending list: " + ", ".join(stale))
+        if pending:
+            print("gate: %d clauses pending (tests being written): %s" % (
+                len(pending), ", ".join(sorted(pending))))
+        untested, unblocked = [], []
+        for c in self.clauses:
+            cid = c["id"]
+            if cid in self.declared or "untestable" in c or cid in pending:
+                continue
+            blocked = c.get("blocked_on")
+            if blocked and not catalogue.label_exists(self.root, blocked):
+                continue
+            if blocked:
+                unblocked.append("%s (%s now exists)" % (cid, blocked))
+            else:
+                untested.append(cid)
+        self.assertFalse(untested, "clauses with no test: " + ", ".join(untested))
+        self.assertFalse(unblocked, "blocked clauses whose target exists but still have no "
+                         "test: " + ", ".join(unblocked))
+
+    def test_tests_name_known_clauses(self):
+        known = {c["id"] for c in self.clauses}
+        unknown = {cid: files for cid, files in self.declared.items() if cid not in known}
+        self.assertFalse(unknown, "tests name unknown clause IDs: %r" % unknown)
+
+    def test_sources_were_scanned(self):
+        # Guards against a BUILD change that silently passes no sources.
+        self.assertGreater(len(ARGS.sources), 0)
+
+
+if __name__ == "__main__":
+    ARGS, rest = parse_args(sys.argv[1:])
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

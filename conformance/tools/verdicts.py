@@ -1,0 +1,302 @@
+"""Clause verdicts from GoogleTest XML results and the clause catalogue.
+
+A test names its clauses in the property "clauses" (SPSQ_CLAUSES) and, for
+open points, the reading it observed in "reading.<ID>" (SPSQ_READING).
+
+Verdict per clause (for one certification):
+  PASS            every test that covers it ran and passed
+  FAIL            a covering test failed: the requirement is quoted with the
+                  failure text (expected vs actual) and the decoded region
+  INTERPRETATION  an open point or ambiguity: its tests passed and recorded
+                  which reading the implementation follows
+  NOT-APPLICABLE  the clause binds another role or API (reason given)
+  UNTESTED        no covering test ran in this certification (reason given)
+"""
+
+import html
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import catalogue
+
+PASS = "PASS"
+FAIL = "FAIL"
+INTERPRETATION = "INTERPRETATION"
+NOT_APPLICABLE = "NOT-APPLICABLE"
+UNTESTED = "UNTESTED"
+ORDER = (FAIL, UNTESTED, INTERPRETATION, PASS, NOT_APPLICABLE)
+NORMATIVE = ("MUST", "MUST NOT", "MAY")
+
+
+class TestCase(object):
+    def __init__(self, binary, suite, name):
+        self.binary = binary  # e.g. "mi2:s3_publication_timeouts"
+        self.suite = suite
+        self.name = name
+        self.ran = True
+        self.skip_reason = ""
+        self.failures = []
+        self.properties = {}
+
+    @property
+    def full_name(self):
+        return "%s %s.%s" % (self.binary, self.suite, self.name)
+
+    def _list(self, key):
+        return [c for c in self.properties.get(key, "").split(",") if c]
+
+    @property
+    def clauses(self):
+        return self._list("clauses")
+
+    @property
+    def invariants(self):
+        """Clauses the fixture checked after the test (pass unless violated)."""
+        return self._list("invariants")
+
+    @property
+    def invariant_violations(self):
+        return self._list("invariant_violations")
+
+    def readings(self):
+        return {k[len("reading."):]: v for k, v in self.properties.items()
+                if k.startswith("reading.")}
+
+
+def parse_gtest_xml(path, binary):
+    """TestCases from one GoogleTest XML file (1.10+ or older attribute style)."""
+    tree = ET.parse(path)
+    cases = []
+    for tc in tree.iter("testcase"):
+        case = TestCase(binary, tc.get("classname", ""), tc.get("name", ""))
+        status = tc.get("status", "run")
+        result = tc.get("result", "completed")
+        if status == "notrun" or result == "suppressed":
+            case.ran = False
+            case.skip_reason = "disabled"
+        for sk in tc.findall("skipped"):
+            case.ran = False
+            case.skip_reason = sk.get("message", "") or (sk.text or "").strip() or "skipped"
+        if result == "skipped":
+            case.ran = False
+            case.skip_reason = case.skip_reason or "skipped"
+        for f in tc.findall("failure"):
+            case.failures.append((f.text or f.get("message", "")).strip())
+        for p in tc.iter("property"):
+            case.properties[p.get("name")] = p.get("value", "")
+        # Pre-1.10 GoogleTest wrote properties as extra attributes.
+        for key, value in tc.attrib.items():
+            if key not in ("name", "status", "result", "time", "timestamp", "classname",
+                           "file", "line", "value_param", "type_param"):
+                case.properties.setdefault(key, value)
+        cases.append(case)
+    return cases
+
+
+class Verdict(object):
+    def __init__(self, clause, verdict, detail, tests=None, readings=None, failures=None):
+        self.clause = clause
+        self.verdict = verdict
+        self.detail = detail
+        self.tests = tests or []
+        self.readings = readings or {}
+        self.failures = failures or []  # (test name, message, region)
+
+    def to_json(self):
+        c = self.clause
+        out = {
+            "id": c["id"],
+            "section": c["section"],
+            "level": c["level"],
+            "role": c["role"],
+            "requirement": c["requirement"],
+            "text": c["text"],
+            "verdict": self.verdict,
+            "detail": self.detail,
+            "tests": self.tests,
+        }
+        if self.readings:
+            out["readings"] = self.readings
+            out["interpretation"] = c.get("interpretation")
+        if self.failures:
+            out["failures"] = [{"test": t, "message": m, "region": r} for t, m, r in self.failures]
+        return out
+
+
+def compute_verdicts(clauses, cases):
+    """One Verdict per catalogue clause, for an L2 certification."""
+    by_clause = {}
+    by_invariant = {}
+    broken = {}
+    for case in cases:
+        for cid in case.clauses:
+            by_clause.setdefault(cid, []).append(case)
+        if case.ran:
+            for cid in case.invariants:
+                by_invariant.setdefault(cid, []).append(case)
+        for cid in case.invariant_violations:
+            broken.setdefault(cid, []).append(case)
+    verdicts = []
+    for c in clauses:
+        reason = catalogue.not_applicable_reason(c)
+        if reason:
+            verdicts.append(Verdict(c, NOT_APPLICABLE, reason))
+            continue
+        covering = by_clause.get(c["id"], [])
+        ran = [t for t in covering if t.ran]
+        names = sorted(t.full_name for t in covering)
+        failed = [t for t in ran if t.failures] + [
+            t for t in broken.get(c["id"], []) if t not in covering]
+        if failed:
+            failures = [(t.full_name, "\n".join(t.failures), t.properties.get("region", ""))
+                        for t in failed]
+            verdicts.append(Verdict(c, FAIL, "%d of %d covering tests failed" %
+                                    (len(failed), len(ran)), names, failures=failures))
+            continue
+        checked = by_invariant.get(c["id"], [])
+        if not ran and checked:
+            verdicts.append(Verdict(c, PASS, "checked after each of %d tests" % len(checked),
+                                    ["(invariant of every test)"]))
+            continue
+        if not ran:
+            if covering:
+                why = "covering tests skipped: " + "; ".join(
+                    sorted({t.skip_reason for t in covering}))
+            elif "blocked_on" in c:
+                why = "waits for %s" % c["blocked_on"]
+            elif "untestable" in c:
+                why = c["untestable"]
+            else:
+                why = "no test in this certification covers it"
+            verdicts.append(Verdict(c, UNTESTED, why, names))
+            continue
+        if "interpretation" in c:
+            readings = {}
+            for t in ran:
+                value = t.readings().get(c["id"])
+                if value:
+                    letter = value.split(":", 1)[0].strip()
+                    readings.setdefault(letter, []).append("%s (%s)" % (value, t.binary))
+            if readings:
+                summary = ", ".join("reading %s" % k for k in sorted(readings))
+                verdicts.append(Verdict(c, INTERPRETATION, summary, names, readings=readings))
+            else:
+                verdicts.append(Verdict(c, INTERPRETATION, "tests passed; no reading recorded",
+                                        names))
+            continue
+        extra = " and checked after each of %d tests" % len(checked) if checked else ""
+        verdicts.append(Verdict(c, PASS, "%d covering tests passed%s" % (len(ran), extra), names))
+    return verdicts
+
+
+def counts(verdicts):
+    out = {v: 0 for v in ORDER}
+    for v in verdicts:
+        out[v.verdict] += 1
+    return out
+
+
+def counts_by_level(verdicts):
+    table = {}
+    for v in verdicts:
+        row = table.setdefault(v.clause["level"], {k: 0 for k in ORDER})
+        row[v.verdict] += 1
+    return table
+
+
+def _md_cell(text):
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(verdicts, identity):
+    lines = ["# SPSQ L2 certification: %s" % identity.get("name", "?"), ""]
+    for key in ("implementation", "endpoint_template", "suite_revision", "build_hash",
+                "toolchain", "max_inflight"):
+        if key in identity:
+            lines.append("- %s: `%s`" % (key.replace("_", " "), identity[key]))
+    c = counts(verdicts)
+    lines += ["", "| verdict | clauses |", "|---|---|"]
+    lines += ["| %s | %d |" % (k, c[k]) for k in ORDER]
+    lines += ["", "By level:", "", "| level | " + " | ".join(ORDER) + " |",
+              "|---|" + "---|" * len(ORDER)]
+    for level, row in sorted(counts_by_level(verdicts).items()):
+        lines.append("| %s | %s |" % (level, " | ".join(str(row[k]) for k in ORDER)))
+    lines += ["", "| clause | level | verdict | requirement | detail |", "|---|---|---|---|---|"]
+    for v in verdicts:
+        lines.append("| %s | %s | %s | %s | %s |" % (
+            v.clause["id"], v.clause["level"], v.verdict, _md_cell(v.clause["requirement"]),
+            _md_cell(v.detail)))
+    failing = [v for v in verdicts if v.verdict == FAIL]
+    if failing:
+        lines += ["", "## Failures", ""]
+        for v in failing:
+            lines += ["### %s (%s)" % (v.clause["id"], v.clause["level"]), "",
+                      "> " + v.clause["requirement"], "",
+                      "Spec text: \"%s\"" % v.clause["text"].replace("\n", " "), ""]
+            for test, message, region in v.failures:
+                lines += ["- `%s`" % test, "", "```", message.strip(), "```", ""]
+                if region:
+                    lines += ["  Region at failure (`spsq inspect`):", "", "```",
+                              region.strip(), "```", ""]
+    interp = [v for v in verdicts if v.verdict == INTERPRETATION]
+    if interp:
+        lines += ["", "## Interpretations", ""]
+        for v in interp:
+            i = v.clause.get("interpretation", {})
+            lines.append("- **%s** %s %s" % (v.clause["id"], i.get("question", ""), v.detail))
+            for letter, seen in sorted(v.readings.items()):
+                lines.append("  - %s: %s; seen: %s" % (
+                    letter, i.get("readings", {}).get(letter, "?"), "; ".join(sorted(set(seen)))))
+    return "\n".join(lines) + "\n"
+
+
+def render_json(verdicts, identity):
+    return json.dumps({"identity": identity, "summary": counts(verdicts),
+                       "by_level": counts_by_level(verdicts),
+                       "clauses": [v.to_json() for v in verdicts]}, indent=1) + "\n"
+
+
+def render_junit(verdicts, identity):
+    """One JUnit testcase per clause: FAIL is a failure, UNTESTED and
+    NOT-APPLICABLE are skipped, PASS and INTERPRETATION pass."""
+    c = counts(verdicts)
+    name = identity.get("name", "certification")
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<testsuites name="%s" tests="%d" failures="%d" skipped="%d">' % (
+               html.escape(name), len(verdicts), c[FAIL], c[UNTESTED] + c[NOT_APPLICABLE]),
+           '  <testsuite name="%s" tests="%d" failures="%d" skipped="%d">' % (
+               html.escape(name), len(verdicts), c[FAIL], c[UNTESTED] + c[NOT_APPLICABLE])]
+    for v in verdicts:
+        cid = html.escape(v.clause["id"], quote=True)
+        out.append('    <testcase classname="clause.%s" name="%s">' % (
+            html.escape(v.clause["section"], quote=True), cid))
+        out.append('      <properties><property name="verdict" value="%s"/>'
+                   '<property name="level" value="%s"/></properties>' % (
+                       v.verdict, html.escape(v.clause["level"], quote=True)))
+        if v.verdict == FAIL:
+            body = "Requirement: %s\n\n" % v.clause["requirement"]
+            for test, message, region in v.failures:
+                body += "%s\n%s\n%s\n" % (test, message, region)
+            out.append('      <failure message="%s">%s</failure>' % (
+                html.escape(v.clause["requirement"], quote=True), html.escape(body)))
+        elif v.verdict in (UNTESTED, NOT_APPLICABLE):
+            out.append('      <skipped message="%s: %s"/>' % (
+                v.verdict, html.escape(v.detail, quote=True)))
+        out.append("    </testcase>")
+    out += ["  </testsuite>", "</testsuites>"]
+    return "\n".join(out) + "\n"
+
+
+TEST_DECL = re.compile(r"\bTEST(?:_F|_P)?\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+
+
+def clauses_by_test(source_text):
+    """Maps 'Suite.Name' -> clause IDs declared inside that TEST body, for
+    tests that crashed before they could record their properties."""
+    out = {}
+    matches = list(TEST_DECL.finditer(source_text))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(source_text)
+        out["%s.%s" % (m.group(1), m.group(2))] = catalogue.declared_ids(source_text[m.end():end])
+    return out
