@@ -28,11 +28,13 @@ SpscQueueError make_error(SpscQueueErrorKind kind, SpscQueueOperation op,
                           const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-// Attaches the RegionInstance identity (session bits, transaction id).
+// Attaches the RegionInstance identity (session bits, transaction id) to the
+// fields and to the end of the message text (truncated if it does not fit).
+// A second call keeps the first identity.
 void set_error_identity(SpscQueueError* error, uint64_t session_bits,
                         uint64_t transaction_id);
 
-// One line: "KIND in OP [session 0x.., transaction N]: message".
+// One line: "KIND in OP: message [session 0x.., transaction N]".
 // Returns the length it wanted to write (like snprintf).
 int format_error(const SpscQueueError& error, char* out, size_t out_bytes);
 

@@ -41,16 +41,22 @@ class SpscProducer {
   }
 
   bool reserve(uint64_t nbytes, uint64_t timeout_ns, SpscQueueOutputReservation& r) {
-    if (nbytes > dir_.arena_bytes) return false;  // can never fit: nothing to wait for
-    return state_->block(
-        timeout_ns, dir_.acquire_op, dir_.head_counter,
-        [&] { return reserve_impl(nbytes, r, /*map_payload=*/true); },
-        [&] { return counter_low32(head_); });
+    return reserve_blocking(nbytes, timeout_ns, r, /*map_payload=*/true);
   }
 
   // Reserves without mapping the span, for a publish that copies from `src`.
   bool try_reserve_unmapped(uint64_t nbytes, SpscQueueOutputReservation& r) {
     return reserve_impl(nbytes, r, /*map_payload=*/false);
+  }
+  bool reserve_unmapped(uint64_t nbytes, uint64_t timeout_ns, SpscQueueOutputReservation& r) {
+    return reserve_blocking(nbytes, timeout_ns, r, /*map_payload=*/false);
+  }
+
+  // The operations errors report from now on (L3 uses one producer for both
+  // enqueue and request_stop).
+  void set_operations(SpscQueueOperation acquire, SpscQueueOperation finish) {
+    dir_.acquire_op = acquire;
+    dir_.finish_op = finish;
   }
 
   // Publishes the active reservation: payload flush, descriptor bytes 8..31,
@@ -108,6 +114,15 @@ class SpscProducer {
   uint64_t arena_bytes() const { return dir_.arena_bytes; }
 
  private:
+  bool reserve_blocking(uint64_t nbytes, uint64_t timeout_ns, SpscQueueOutputReservation& r,
+                        bool map_payload) {
+    if (nbytes > dir_.arena_bytes) return false;  // can never fit: nothing to wait for
+    return state_->block(
+        timeout_ns, dir_.acquire_op, dir_.head_counter,
+        [&] { return reserve_impl(nbytes, r, map_payload); },
+        [&] { return counter_low32(head_); });
+  }
+
   bool reserve_impl(uint64_t nbytes, SpscQueueOutputReservation& r, bool map_payload) {
     if (!state_->live()) return false;
     if (active_) {

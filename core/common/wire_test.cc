@@ -308,8 +308,12 @@ TEST(Error, FormatNamesKindOpAndIdentity) {
   set_error_identity(&e, 0xabcull, 9);
   format_error(e, line, sizeof(line));
   EXPECT_STREQ(line,
-               "INVALID_DESCRIPTOR in INPUT_TRY_PEEK [session 0x0000000000000abc, "
-               "transaction 9]: seq 3, want 2");
+               "INVALID_DESCRIPTOR in INPUT_TRY_PEEK: seq 3, want 2 [session 0x0000000000000abc, "
+               "transaction 9]");
+  EXPECT_STREQ(e.message, "seq 3, want 2 [session 0x0000000000000abc, transaction 9]");
+  set_error_identity(&e, 0xdef, 10);  // keeps the first identity
+  EXPECT_EQ(e.transaction_id, 9u);
+  EXPECT_STREQ(e.message, "seq 3, want 2 [session 0x0000000000000abc, transaction 9]");
   std::string long_text(400, 'x');
   e = make_error(SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::OUTPUT_PUBLISH, "%s",
                  long_text.c_str());

@@ -68,6 +68,7 @@ class WorkerChipQueueInput {
       return core_->reject(op, "message of %" PRIu64 " bytes exceeds the %" PRIu64
                            "-byte input arena", nbytes, dir_.arena_bytes);
     }
+    producer_.set_operations(op, op);
     SpscQueueOutputReservation r{};
     if (timeout == nullptr) {
       if (!producer_.try_reserve_unmapped(nbytes, r)) {
@@ -79,17 +80,7 @@ class WorkerChipQueueInput {
       uint64_t ns = 0;
       st = core_->timeout_ns(op, *timeout, &ns);
       if (st != WorkerChipQueueStatus::OK) return st;
-      // Wait for the head counter to move past the value sampled just before
-      // the last failed attempt, so progress between the two is never missed.
-      int32_t watched = 0;
-      const bool reserved = core_->state().block(
-          ns, op, dir_.head_counter,
-          [&] {
-            return core_->state().read_counter(dir_.head_counter, op, &watched) &&
-                   producer_.try_reserve_unmapped(nbytes, r);
-          },
-          [&] { return watched; });
-      if (!reserved) {
+      if (!producer_.reserve_unmapped(nbytes, ns, r)) {
         if (!core_->state().live()) return core_->failed();
         return core_->no_progress(WorkerChipQueueStatus::TIMED_OUT, op,
                                   "timed out waiting for input ring or arena room");

@@ -457,9 +457,9 @@ TEST(WorkerChipQueue, MessageLargerThanTheArenaIsRefusedWithoutPoison) {
   EXPECT_EQ(rig.l3->input().enqueue(p.data(), 65, milliseconds(1)), Status::REJECTED);
   EXPECT_EQ(rig.l3->last_error().kind, SpscQueueErrorKind::BAD_ARGUMENT);
   EXPECT_EQ(rig.l3->last_error().op, SpscQueueOperation::L3_ENQUEUE);
-  EXPECT_STREQ(rig.l3->last_error().message, "message of 65 bytes exceeds the 64-byte input arena");
+  EXPECT_STREQ(rig.l3->last_error().message, "message of 65 bytes exceeds the 64-byte input arena [session 0x000000005e55109b, transaction 42]");
   EXPECT_EQ(rig.l3->input().try_enqueue(nullptr, 8), Status::REJECTED);
-  EXPECT_STREQ(rig.l3->last_error().message, "no buffer for a 8-byte message");
+  EXPECT_STREQ(rig.l3->last_error().message, "no buffer for a 8-byte message [session 0x000000005e55109b, transaction 42]");
   EXPECT_TRUE(rig.l3->live());
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 0);
   EXPECT_EQ(rig.l3_script.log.count(AccessKind::kCounterWait), 0u);
@@ -481,7 +481,7 @@ TEST(WorkerChipQueue, StopThenFurtherInputIsRejectedLocally) {
   EXPECT_EQ(stop.payload_nbytes, 0u);
 
   EXPECT_EQ(rig.l3->input().try_enqueue(p.data(), 8), Status::REJECTED);
-  EXPECT_STREQ(rig.l3->last_error().message, "input is closed: STOP was already published");
+  EXPECT_STREQ(rig.l3->last_error().message, "input is closed: STOP was already published [session 0x000000005e55109b, transaction 42]");
   EXPECT_EQ(rig.l3->input().enqueue(nullptr, 0, milliseconds(1)), Status::REJECTED);
   EXPECT_EQ(rig.l3->input().try_request_stop(), Status::REJECTED);
   EXPECT_EQ(rig.l3->last_error().op, SpscQueueOperation::L3_REQUEST_STOP);
@@ -606,7 +606,8 @@ TEST(WorkerChipQueue, TooSmallReadBufferIsAUsageErrorAndKeepsTheMessage) {
   std::vector<uint8_t> buf(16);
   EXPECT_EQ(rig.l3->output().read_into(m, buf.data(), 15), Status::REJECTED);
   EXPECT_STREQ(rig.l3->last_error().message,
-               "buffer of 15 bytes cannot hold the 16-byte message at seq 1");
+               "buffer of 15 bytes cannot hold the 16-byte message at seq 1 "
+               "[session 0x000000005e55109b, transaction 42]");
   EXPECT_EQ(rig.l3->output().try_dequeue_into(buf.data(), 8), Status::REJECTED);
   EXPECT_TRUE(rig.l3->live());
   ASSERT_EQ(rig.l3->output().try_dequeue_into(buf.data(), 16), Status::OK);
@@ -769,7 +770,7 @@ TEST(WorkerChipQueue, FreeIsLogicalAndLaterCallsAreRejected) {
   // The rig (standing in for a running L2 task) still holds the instance.
   EXPECT_TRUE(rig.ledger->is_live(0, txn));
   EXPECT_EQ(rig.l3->input().try_enqueue(nullptr, 0), Status::REJECTED);
-  EXPECT_STREQ(rig.l3->last_error().message, "the queue handle was freed");
+  EXPECT_STREQ(rig.l3->last_error().message, "the queue handle was freed [session 0x000000005e55109b, transaction 42]");
   WorkerChipMessage m{};
   EXPECT_EQ(rig.l3->output().peek(milliseconds(1), &m), Status::REJECTED);
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 0);

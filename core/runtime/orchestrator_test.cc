@@ -241,7 +241,7 @@ TEST(SpscQueueRegionTemplate, FailedProjectionClosesTheInstance) {
   const SpscQueueRegionTemplate no_clock(layout, spsc_queue::MonotonicClock{});
   EXPECT_FALSE(materialize_bind_project(no_clock, RegionInstanceId{0, 0x77, 5}, ledger, &e));
   EXPECT_EQ(e.kind, SpscQueueErrorKind::BAD_ARGUMENT);
-  EXPECT_STREQ(e.message, "no monotonic clock");
+  EXPECT_STREQ(e.message, "no monotonic clock [session 0x0000000000000077, transaction 5]");
   EXPECT_EQ(e.transaction_id, 5u);
   EXPECT_EQ(e.session_instance_id_bits, 0x77u);
   EXPECT_EQ(ledger->materialized(), 1u);

@@ -188,7 +188,7 @@ TEST(RegionTemplateCoordinator, BindFailureClosesInstanceAndReportsFirstError) {
   EXPECT_FALSE(materialize_bind_project(t, RegionInstanceId{1, 0x66, 8}, ledger, &e));
   EXPECT_EQ(t.project_calls, 0);
   EXPECT_EQ(e.kind, SpscQueueErrorKind::BAD_BINDING);
-  EXPECT_STREQ(e.message, "bind says no");
+  EXPECT_STREQ(e.message, "bind says no [session 0x0000000000000066, transaction 8]");
   EXPECT_TRUE(e.has_identity);
   EXPECT_EQ(e.session_instance_id_bits, 0x66u);
   EXPECT_EQ(e.transaction_id, 8u);
@@ -205,7 +205,7 @@ TEST(RegionTemplateCoordinator, ProjectFailureClosesInstanceAndReportsFirstError
   EXPECT_EQ(t.bind_calls, 1);
   EXPECT_EQ(t.project_calls, 1);
   EXPECT_EQ(e.kind, SpscQueueErrorKind::ENDPOINT_ERROR);
-  EXPECT_STREQ(e.message, "project says no");
+  EXPECT_STREQ(e.message, "project says no [session 0x0000000000000000, transaction 2]");
   EXPECT_EQ(e.transaction_id, 2u);
   EXPECT_EQ(e.session_instance_id_bits, 0u);  // session bits may be zero
   EXPECT_EQ(ledger->live(), 0u);

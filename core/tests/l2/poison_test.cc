@@ -91,6 +91,7 @@ TEST_F(PoisonTest, ErrorCarriesSessionBitsAndTransactionId) {
   EXPECT_NE(std::strstr(line, "4242"), nullptr) << line;
   EXPECT_NE(std::strstr(line, "INVALID_DESCRIPTOR"), nullptr) << line;
   EXPECT_NE(std::strstr(line, "sequence"), nullptr) << line;
+  EXPECT_NE(std::strstr(e.message, "transaction 4242"), nullptr) << e.message;
 }
 
 TEST_F(PoisonTest, ApplicationErrorMessagesNeverRaiseAFlag) {
