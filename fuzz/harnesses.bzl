@@ -7,4 +7,5 @@ HARNESSES = [
     "layout",
     "counter_stream",
     "l2_stream",
+    "l3_stream",
 ]

@@ -103,7 +103,7 @@ class L2Stream {
       : cfg_(c),
         region_(c.depth, c.in, c.out),
         lay_(region_.layout()),
-        ep_(binding(), FuzzView(&region_, &vs_), FuzzClock::clock()) {
+        ep_(binding(), FuzzView(&region_, &init_view()), FuzzClock::clock()) {
     check_construction();
   }
 
@@ -126,6 +126,12 @@ class L2Stream {
     SpscQueueInputHandle h;
     uint64_t k;
   };
+
+  FuzzViewState& init_view() {
+    vs_.role = FuzzRole::L2;
+    vs_.half_waits = cfg_.half_waits;
+    return vs_;
+  }
 
   spsc_queue::SpscQueueEndpointBinding binding() const {
     spsc_queue::SpscQueueEndpointBinding b = region_.binding(kSession, kTxn);

@@ -4,9 +4,10 @@ namespace spsq_fuzz {
 
 void wire_seeds(const std::string& harness, std::vector<Seed>* out);
 void l2_stream_seeds(std::vector<Seed>* out);
+void l3_stream_seeds(std::vector<Seed>* out);
 
 std::vector<std::string> seeded_harnesses() {
-  return {"binding_decode", "layout", "counter_stream", "l2_stream"};
+  return {"binding_decode", "layout", "counter_stream", "l2_stream", "l3_stream"};
 }
 
 bool generate_seeds(const std::string& harness, std::vector<Seed>* out) {
@@ -15,6 +16,8 @@ bool generate_seeds(const std::string& harness, std::vector<Seed>* out) {
     if (h != harness) continue;
     if (harness == "l2_stream") {
       l2_stream_seeds(out);
+    } else if (harness == "l3_stream") {
+      l3_stream_seeds(out);
     } else {
       wire_seeds(harness, out);
     }
