@@ -57,17 +57,10 @@ class SpscConsumer {
     const bool is_stop = d.opcode == static_cast<uint64_t>(SpscQueueOpcode::STOP);
     if (!is_stop && data_outstanding_ >= data_window_) return false;  // window full: wait
 
-    const uint8_t* payload = nullptr;
-    if (d.payload_nbytes != 0) {
-      RegionPayloadSpan span{};
-      if (!state_->view().payload().read(d.payload_offset, d.payload_nbytes, span) ||
-          span.local_addr == nullptr || span.nbytes < d.payload_nbytes) {
-        state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.acquire_op,
-                       "payload read of [%" PRIu64 ", +%" PRIu64 ") failed: %s",
-                       d.payload_offset, d.payload_nbytes, state_->view().error().message);
-        return false;
-      }
-      payload = span.local_addr;
+    uint8_t* payload = nullptr;
+    if (d.payload_nbytes != 0 &&
+        !state_->map_payload(d.payload_offset, d.payload_nbytes, dir_.acquire_op, &payload)) {
+      return false;
     }
     Entry& e = entry(next_);
     e = Entry{next_, d.opcode, d.payload_offset, d.payload_nbytes, payload, false};
@@ -168,17 +161,7 @@ class SpscConsumer {
   }
 
   bool read_descriptor(uint64_t k, SpscQueueDescriptor* d) {
-    RegionPayloadSpan span{};
-    const uint64_t off = dir_.slot_offset(k);
-    if (!state_->view().payload().read(off, kSpscQueueDescriptorBytes, span) ||
-        span.local_addr == nullptr || span.nbytes < kSpscQueueDescriptorBytes) {
-      state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.acquire_op,
-                     "descriptor read at offset %" PRIu64 " failed: %s", off,
-                     state_->view().error().message);
-      return false;
-    }
-    *d = decode_descriptor(span.local_addr);
-    return true;
+    return state_->read_descriptor(dir_.slot_offset(k), dir_.acquire_op, d);
   }
 
   bool validate(const SpscQueueDescriptor& d, SpscArenaPlacement* placement) {

@@ -11,6 +11,7 @@
 
 #include "aicpu/region_view_types.h"
 #include "common/spsq_clock.h"
+#include "common/spsq_descriptor.h"
 #include "common/spsq_error.h"
 #include "common/spsq_layout.h"
 
@@ -107,6 +108,29 @@ class SpscEndpointState {
       return false;
     }
     *observed = sample.observed;
+    return true;
+  }
+
+  // Maps [offset, offset + nbytes) of the payload part (a borrowed view). A
+  // view that fails or lends less than asked poisons with ENDPOINT_ERROR.
+  bool map_payload(uint64_t offset, uint64_t nbytes, SpscQueueOperation op, uint8_t** out) {
+    RegionPayloadSpan span{};
+    if (!view_.payload().read(offset, nbytes, span) || span.local_addr == nullptr ||
+        span.nbytes < nbytes) {
+      poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "payload read of [%llu, +%llu) failed: %s",
+             static_cast<unsigned long long>(offset), static_cast<unsigned long long>(nbytes),
+             view_.error().message);
+      return false;
+    }
+    *out = span.local_addr;
+    return true;
+  }
+
+  // Reads the 32 descriptor bytes at `offset`. False means poisoned.
+  bool read_descriptor(uint64_t offset, SpscQueueOperation op, SpscQueueDescriptor* d) {
+    uint8_t* bytes = nullptr;
+    if (!map_payload(offset, kSpscQueueDescriptorBytes, op, &bytes)) return false;
+    *d = decode_descriptor(bytes);
     return true;
   }
 

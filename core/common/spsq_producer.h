@@ -145,16 +145,9 @@ class SpscProducer {
       return false;
     }
     uint8_t* span_addr = nullptr;
-    if (nbytes != 0 && map_payload) {
-      RegionPayloadSpan span{};
-      if (!state_->view().payload().read(p.payload_offset, nbytes, span) ||
-          span.local_addr == nullptr || span.nbytes < nbytes) {
-        state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.acquire_op,
-                       "payload map of [%" PRIu64 ", +%" PRIu64 ") failed: %s", p.payload_offset,
-                       nbytes, state_->view().error().message);
-        return false;
-      }
-      span_addr = span.local_addr;
+    if (nbytes != 0 && map_payload &&
+        !state_->map_payload(p.payload_offset, nbytes, dir_.acquire_op, &span_addr)) {
+      return false;
     }
     active_ = true;
     ++generation_;
@@ -181,18 +174,11 @@ class SpscProducer {
       return false;
     }
     for (; head_ != head; ++head_) {
-      RegionPayloadSpan span{};
-      const uint64_t off = dir_.slot_offset(head_);
-      if (!state_->view().payload().read(off, kSpscQueueDescriptorBytes, span) ||
-          span.local_addr == nullptr || span.nbytes < kSpscQueueDescriptorBytes) {
-        state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.acquire_op,
-                       "descriptor read at offset %" PRIu64 " failed: %s", off,
-                       state_->view().error().message);
-        return false;
-      }
+      SpscQueueDescriptor d;
+      if (!state_->read_descriptor(dir_.slot_offset(head_), dir_.acquire_op, &d)) return false;
       SpscArenaPlacement p;
       char why[kSpscQueueErrorMessageBytes];
-      if (!validate_descriptor(dir_, decode_descriptor(span.local_addr), head_, released_cursor_,
+      if (!validate_descriptor(dir_, d, head_, released_cursor_,
                                &p, why, sizeof(why))) {
         state_->poison(SpscQueueErrorKind::INVALID_DESCRIPTOR, dir_.acquire_op,
                        "payload replay of a released descriptor failed: %s", why);

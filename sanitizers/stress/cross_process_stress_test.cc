@@ -10,19 +10,10 @@
 #include "gtest/gtest.h"
 #include "sanitizers/stress/duplex_stress.h"
 #include "sanitizers/stress/region_memory.h"
+#include "sanitizers/stress/stress_case.h"
 
 namespace spsq_stress {
 namespace {
-
-struct Case {
-  uint64_t depth, input_arena, output_arena, window, messages;
-};
-
-std::string PrintCase(const testing::TestParamInfo<Case>& info) {
-  const Case& c = info.param;
-  return "depth" + std::to_string(c.depth) + "_in" + std::to_string(c.input_arena) + "_out" +
-         std::to_string(c.output_arena) + "_w" + std::to_string(c.window);
-}
 
 class CrossProcessStress : public testing::TestWithParam<Case> {};
 
@@ -66,7 +57,6 @@ TEST_P(CrossProcessStress, BothProcessesSeeEveryMessageOnceInOrderByteExact) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
 }
 
-constexpr uint64_t kMiB = 1 << 20;
 
 INSTANTIATE_TEST_SUITE_P(Matrix, CrossProcessStress,
                          testing::Values(Case{1, 64, 64, 1, 40000}, Case{2, 192, 64, 1, 40000},

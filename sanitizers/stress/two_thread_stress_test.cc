@@ -8,19 +8,10 @@
 #include "gtest/gtest.h"
 #include "sanitizers/stress/duplex_stress.h"
 #include "sanitizers/stress/region_memory.h"
+#include "sanitizers/stress/stress_case.h"
 
 namespace spsq_stress {
 namespace {
-
-struct Case {
-  uint64_t depth, input_arena, output_arena, window, messages;
-};
-
-std::string PrintCase(const testing::TestParamInfo<Case>& info) {
-  const Case& c = info.param;
-  return "depth" + std::to_string(c.depth) + "_in" + std::to_string(c.input_arena) + "_out" +
-         std::to_string(c.output_arena) + "_w" + std::to_string(c.window);
-}
 
 class TwoThreadStress : public testing::TestWithParam<Case> {};
 
@@ -48,7 +39,6 @@ TEST_P(TwoThreadStress, EveryMessageArrivesOnceInOrderByteExact) {
   RecordProperty("messages", std::to_string(c.messages + total_outputs(c.messages)));
 }
 
-constexpr uint64_t kMiB = 1 << 20;
 constexpr uint64_t kN = 60000;   // inputs per case; outputs are 1.25x that
 constexpr uint64_t kBig = 4000;  // with 1 MiB arenas, whose largest messages fill them
 
