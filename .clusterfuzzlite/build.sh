@@ -58,9 +58,21 @@ for f in sys.argv[2:]: z.write(f, os.path.basename(os.path.dirname(f)) + "-" + o
   fi
 }
 
+# The differential harness's second endpoint: the reference again, in a second
+# build configuration (own namespace, -O0), as //fuzz:diff_second_alt builds it.
+alt=()
+for src in "$root"/core/common/*.cc "$root/fuzz/diff_second_alt.cc"; do
+  [[ -e "$src" && "$src" != *_test.cc ]] || continue
+  obj="$work/alt_$(basename "${src%.cc}").o"
+  $CXX $CXXFLAGS -O0 -Dspsc_queue=spsq_alt -std=c++17 "${includes[@]}" -c "$src" -o "$obj"
+  alt+=("$obj")
+done
+
 for h in $harnesses; do
-  $CXX $CXXFLAGS -std=c++17 "${includes[@]}" "$root/fuzz/${h}_fuzz.cc" "$work/libspsq.a" \
-    $LIB_FUZZING_ENGINE -pthread -o "$OUT/$h"
+  extra=()
+  [[ "$h" == differential ]] && extra=("$root/fuzz/diff_first.cc" "${alt[@]}")
+  $CXX $CXXFLAGS -std=c++17 "${includes[@]}" "$root/fuzz/${h}_fuzz.cc" "${extra[@]}" \
+    "$work/libspsq.a" $LIB_FUZZING_ENGINE -pthread -o "$OUT/$h"
   zip_dir "$OUT/${h}_seed_corpus.zip" "$root/corpora/$h/seeds" "$root/corpora/$h/corpus" \
     "$root/corpora/$h/regressions"
   [[ -f "$root/corpora/$h/$h.dict" ]] && cp "$root/corpora/$h/$h.dict" "$OUT/$h.dict"

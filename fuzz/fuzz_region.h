@@ -27,6 +27,7 @@ class FuzzRegion {
 
   const ModelLayout& layout() const { return layout_; }
   uint8_t* payload() { return payload_.get(); }
+  const uint8_t* payload() const { return payload_.get(); }
   uint8_t* counter_bytes() { return reinterpret_cast<uint8_t*>(counter_.get()); }
 
   RegionPartLocalSpan payload_span() const {

@@ -8,4 +8,5 @@ HARNESSES = [
     "counter_stream",
     "l2_stream",
     "l3_stream",
+    "differential",
 ]

@@ -1,0 +1,515 @@
+// Harness 6: differential. One operation stream (the l2_stream encoding) is
+// driven through two L2 endpoints, each in its own world (shared memory, view,
+// virtual clock, and a copy of the harness's honest-or-hostile L3). After
+// every step both must show the same observable results: return values,
+// handle and reservation fields (payload positions as offsets), liveness,
+// error kind and operation (ABI values; message texts may differ), drained(),
+// the abort flag writes, the time a blocking call took, and every byte of
+// shared memory (payload and counters).
+//
+// Input: one mode byte, then exactly an l2_stream input (fuzz/l2_stream_input.h).
+//   mode bit 0 clear: both endpoints at the header's MaxInflight, any stream.
+//   mode bit 0 set:   first at MaxInflight 1, second at 4, depth >= 4, and the
+//                     stream never peeks while a DATA handle is held, where the
+//                     two windows must behave the same.
+// The first endpoint is the reference; the second is whatever the label flag
+// //fuzz:second_endpoint links in (default: the reference in a second build
+// configuration). View faults are not injected here: they count accesses,
+// which implementations may legitimately spend differently.
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "fuzz/diff_target.h"
+#include "fuzz/fuzz_bytes.h"
+#include "fuzz/fuzz_check.h"
+#include "fuzz/fuzz_clock.h"
+#include "fuzz/fuzz_region.h"
+#include "fuzz/fuzz_view.h"
+#include "fuzz/l2_stream_input.h"
+#include "fuzz/wire_model.h"
+
+namespace spsq_fuzz {
+namespace {
+
+constexpr int kMaxOps = 1024;
+constexpr uint64_t kSession = 0xd1ff000000000001ull;
+constexpr uint64_t kTxn = 99;
+
+bool tracing() {
+  static const bool on = std::getenv("SPSQ_FUZZ_TRACE") != nullptr;
+  return on;
+}
+
+// What one step showed of one endpoint.
+struct Observed {
+  bool ok = false;
+  uint64_t seq = 0, opcode = 0, offset = 0, nbytes = 0;
+  int64_t payload_at = -1;  // payload pointer minus the payload base; -1 for null
+  bool live = false, drained = false, view_failed = false;
+  uint32_t kind = 0, op = 0;
+  uint64_t elapsed = 0, flag_writes = 0;
+};
+
+// One side: memory, view state, clock, endpoint, and the harness's L3 for it.
+struct World {
+  World(uint64_t depth, uint64_t in, uint64_t out) : region(depth, in, out), lay(region.layout()) {}
+
+  FuzzRegion region;
+  ModelLayout lay;
+  FuzzViewState vs;
+  uint64_t now = 1'000'000;
+  std::unique_ptr<DiffTarget> t;
+
+  // The harness's L3 (input producer, output consumer).
+  uint64_t l3_pub = 0, l3_head = 0, l3_cursor = 0;
+  bool stop_sent = false;
+  std::vector<uint64_t> cursor_after;
+  uint64_t l3_consumed = 0, l3_out_tail = 0;
+  uint64_t hook_size = 0, salt = 0;
+
+  // L2's bookkeeping.
+  std::vector<DiffHandle> held;
+  bool have_released = false;
+  DiffHandle last_released{};
+  bool active = false, have_published = false;
+  DiffReservation r{};
+  uint64_t last_published = 0;
+  uint64_t data_held = 0, publishes = 0;
+
+  int64_t at(const uint8_t* p) const { return p ? p - region.payload() : -1; }
+
+  // ---------------------------------------------------------------- L3 peer
+  bool refresh_head() {
+    uint64_t head = 0;
+    if (!reconstruct(l3_head, region.counter(kInputHead), lay.depth, &head) || head > l3_pub) {
+      return false;
+    }
+    l3_head = head;
+    return true;
+  }
+  void publish_input(const ModelDesc& d) {
+    uint8_t* slot = region.payload() + lay.input_slot(l3_pub);
+    put64(slot + 8, d.opcode);
+    put64(slot + 16, d.offset);
+    put64(slot + 24, d.nbytes);
+    put64(slot, d.seq);
+    ++l3_pub;
+    region.set_counter(kInputTail, low32(l3_pub));
+  }
+  void send(uint64_t n, uint64_t opcode) {
+    if (stop_sent || !refresh_head()) return;
+    const uint64_t released_cursor = l3_head == 0 ? 0 : cursor_after[l3_head - 1];
+    const Placement p = place(l3_cursor, n, lay.input_arena, lay.input_arena_bytes);
+    if (!has_room(l3_pub, l3_head, lay.depth, l3_cursor, released_cursor, p, n,
+                  lay.input_arena_bytes)) {
+      return;
+    }
+    for (uint64_t i = 0; i < n; ++i)
+      region.payload()[p.offset + i] = pattern_byte(salt, l3_pub + 1, i);
+    publish_input(ModelDesc{l3_pub + 1, opcode, p.offset, n});
+    cursor_after.push_back(p.next);
+    l3_cursor = p.next;
+    if (opcode == kOpStop) stop_sent = true;
+  }
+  void consume() {
+    uint64_t tail = 0;
+    if (!reconstruct(l3_out_tail, region.counter(kOutputTail), lay.depth, &tail)) return;
+    l3_out_tail = tail;
+    if (tail == l3_consumed || tail - l3_consumed > lay.depth) return;
+    ++l3_consumed;
+    region.set_counter(kOutputHead, low32(l3_consumed));
+  }
+  void craft(uint8_t op, uint8_t off_mode, uint16_t n, uint8_t seq_mode) {
+    if (!refresh_head() || l3_pub - l3_head >= lay.depth) return;
+    const uint64_t nbytes = n % (lay.input_arena_bytes + 65);
+    const Placement p = place(l3_cursor, nbytes, lay.input_arena, lay.input_arena_bytes);
+    ModelDesc d{l3_pub + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
+    if (off_mode % 4 == 1) d.offset += (off_mode & 0x80) ? (n & 63) : 0 - uint64_t(n & 63);
+    if (off_mode % 4 == 2) d.offset = n;
+    if (off_mode % 4 == 3) d.offset = lay.input_arena;
+    if (seq_mode % 4 == 1) d.seq -= 1;
+    if (seq_mode % 4 == 2) d.seq += 1;
+    if (seq_mode % 4 == 3) d.seq = 0;
+    uint64_t next = l3_cursor;
+    if (desc_valid(input_of(lay), d, l3_pub, l3_cursor, &next)) l3_cursor = next;
+    publish_input(d);
+    cursor_after.push_back(l3_cursor);
+    if (d.opcode == kOpStop) stop_sent = true;
+  }
+  void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
+    const uint32_t cur = static_cast<uint32_t>(region.counter(off));
+    const uint32_t next = mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v;
+    region.set_counter(off, static_cast<int32_t>(next));
+  }
+  void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
+    const uint64_t s = slot % (2 * lay.depth);
+    uint8_t* p = region.payload() + (s < lay.depth ? lay.input_ring : lay.output_ring) +
+                 (s % lay.depth) * 32 + field * 8;
+    const uint64_t cur = get64(p);
+    put64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
+  }
+
+  static void hook_send(void* self) {
+    auto* w = static_cast<World*>(self);
+    w->send(w->hook_size, kOpData);
+  }
+  static void hook_consume(void* self) { static_cast<World*>(self)->consume(); }
+};
+
+class Differential {
+ public:
+  Differential(FuzzReader& in) {
+    const uint8_t mode = in.u8();
+    window_ = mode & 1;
+    const uint8_t a = in.u8(), b = in.u8();
+    uint64_t mi = (a & 1) ? 4 : 1;
+    static constexpr uint64_t kDepth1[4] = {1, 2, 4, 8}, kDepth4[4] = {4, 8, 16, 2},
+                              kDepthWindow[4] = {4, 8, 16, 16};
+    const uint64_t depth = (window_ ? kDepthWindow : mi == 1 ? kDepth1 : kDepth4)[(a >> 1) & 3];
+    const uint64_t in_arena = 64 * (1 + (b & 7)), out_arena = 64 * (1 + ((b >> 3) & 7));
+    const int fault = (b >> 6) == 3 ? in.u8() % 6 : -1;
+    for (int i = 0; i < 2; ++i) {
+      w_[i] = std::make_unique<World>(depth, in_arena, out_arena);
+      World& w = *w_[i];
+      w.salt = a >> 4;
+      w.vs.role = FuzzRole::L2;
+      w.vs.half_waits = (a >> 3) & 1;
+      DiffWorld dw{&w.region, &w.vs, {}};
+      scalars(w, fault, dw.scalars);
+      const uint64_t target_mi = window_ ? (i == 0 ? 1 : 4) : mi;
+      FuzzClock::now() = w.now;
+      w.t = i == 0 ? make_first_target(dw, target_mi) : make_second_target(dw, target_mi);
+      w.now = FuzzClock::now();
+    }
+    Observed o[2];
+    for (int i = 0; i < 2; ++i) o[i] = observe(*w_[i], false);
+    compare(o, "construction");
+  }
+
+  void run(FuzzReader& in) {
+    for (int n = 0; n < kMaxOps && !in.empty(); ++n) {
+      const uint8_t kind = in.u8() % kL2OpCount;
+      Args args;
+      read_args(kind, in, &args);
+      Observed o[2];
+      for (int i = 0; i < 2; ++i) {
+        World& w = *w_[i];
+        FuzzClock::now() = w.now;
+        w.vs.begin_step();
+        const uint64_t t0 = FuzzClock::now();
+        const bool ok = step(w, kind, args, &o[i]);
+        o[i] = observe(w, ok, &o[i]);
+        o[i].elapsed = FuzzClock::now() - t0;
+        w.now = FuzzClock::now();
+      }
+      if (tracing()) {
+        std::fprintf(stderr, "op %2u: ok %d/%d live %d/%d kind %u/%u | %s | %s\n", kind, o[0].ok,
+                     o[1].ok, o[0].live, o[1].live, o[0].kind, o[1].kind, w_[0]->t->error_message(),
+                     w_[1]->t->error_message());
+      }
+      compare(o, "step");
+    }
+  }
+
+ private:
+  struct Args {
+    uint64_t a = 0, b = 0, c = 0, d = 0, e = 0;
+  };
+
+  static void scalars(const World& w, int fault, uint64_t* s) {
+    const RegionPartLocalSpan p = w.region.payload_span(), c = w.region.counter_span();
+    const uint64_t v[10] = {kMagicVersion,
+                            kSession,
+                            kTxn,
+                            p.base,
+                            p.logical_bytes,
+                            c.base,
+                            c.logical_bytes,
+                            w.lay.depth,
+                            w.lay.input_arena_bytes,
+                            w.lay.output_arena_bytes};
+    std::memcpy(s, v, sizeof(v));
+    if (fault == 0) s[4] += 64;
+    if (fault == 1) s[2] = 0;
+    if (fault == 2) s[0] += 1;
+    if (fault == 3) s[7] *= 2;
+    if (fault == 4) s[6] = 320;
+    if (fault == 5) s[8] += 1;
+  }
+
+  // Arguments are read once and replayed into both worlds.
+  static void read_args(uint8_t kind, FuzzReader& in, Args* x) {
+    switch (kind) {
+      case kL3Send:
+        x->a = in.u16();
+        break;
+      case kL2Peek:
+        x->a = in.u8();
+        x->b = in.u8();
+        x->c = in.u16();
+        break;
+      case kL2Release:
+        x->a = in.u8();
+        break;
+      case kL2TryReserve:
+        x->a = in.u16();
+        break;
+      case kL2Reserve:
+        x->a = in.u16();
+        x->b = in.u8();
+        x->c = in.u8();
+        break;
+      case kL2Publish:
+        x->a = in.u8();
+        break;
+      case kL2Misuse:
+        x->a = in.u8();
+        x->b = in.u8();
+        break;
+      case kHostileCounter:
+        x->a = in.u8();
+        x->b = in.u8();
+        x->c = in.u32();
+        break;
+      case kHostileDesc:
+        x->a = in.u8();
+        x->b = in.u8();
+        x->c = in.u8();
+        x->d = in.u64();
+        break;
+      case kHostileCraft:
+        x->a = in.u8();
+        x->b = in.u8();
+        x->c = in.u16();
+        x->d = in.u8();
+        break;
+      case kHostileScribble:
+        x->a = in.u16();
+        x->b = in.u8();
+        break;
+      case kHostileAbort:
+        x->a = in.u32();
+        break;
+      case kClockAdvance:
+        x->a = in.u16();
+        break;
+      case kViewFault:
+        x->a = in.u8();
+        break;  // read and ignored (see the header comment)
+      default:
+        break;
+    }
+  }
+
+  bool peek_allowed(const World& w) const { return !window_ || w.data_held == 0; }
+
+  void take(World& w, const DiffHandle& h, Observed* o) {
+    w.held.push_back(h);
+    if (h.opcode == kOpData) ++w.data_held;
+    o->seq = h.seq;
+    o->opcode = h.opcode;
+    o->offset = h.offset;
+    o->nbytes = h.nbytes;
+    o->payload_at = w.at(h.payload);
+  }
+
+  void reserved(World& w, const DiffReservation& r, Observed* o) {
+    w.active = true;
+    w.r = r;
+    o->offset = r.offset;
+    o->nbytes = r.nbytes;
+    o->payload_at = w.at(r.payload);
+  }
+
+  // Runs one op in one world; returns the endpoint call's result (false when
+  // the op did not call the endpoint).
+  bool step(World& w, uint8_t kind, const Args& x, Observed* o) {
+    const ModelLayout& l = w.lay;
+    switch (kind) {
+      case kL3Send:
+        w.send(x.a % (l.input_arena_bytes + 1), kOpData);
+        return false;
+      case kL3Stop:
+        w.send(0, kOpStop);
+        return false;
+      case kL3Consume:
+        w.consume();
+        return false;
+      case kL2TryPeek: {
+        if (!peek_allowed(w)) return false;
+        DiffHandle h;
+        if (!w.t->try_peek(&h)) return false;
+        take(w, h, o);
+        return true;
+      }
+      case kL2Peek: {
+        if (!peek_allowed(w)) return false;
+        if (x.b & 1) {
+          w.hook_size = x.c % (l.input_arena_bytes + 1);
+          w.vs.wait_hook = &World::hook_send;
+          w.vs.wait_hook_arg = &w;
+        }
+        DiffHandle h;
+        const bool ok = w.t->peek(x.a * 997, &h);
+        w.vs.wait_hook = nullptr;
+        if (ok) take(w, h, o);
+        return ok;
+      }
+      case kL2Release: {
+        if (w.held.empty()) return false;
+        const size_t i = x.a % w.held.size();
+        const DiffHandle h = w.held[i];
+        const bool ok = w.t->release(h.id, 0);
+        if (ok) {
+          w.held.erase(w.held.begin() + static_cast<std::ptrdiff_t>(i));
+          if (h.opcode == kOpData) --w.data_held;
+          w.last_released = h;
+          w.have_released = true;
+        }
+        return ok;
+      }
+      case kL2TryReserve: {
+        if (w.active) return false;
+        DiffReservation r;
+        if (!w.t->try_reserve(x.a % (l.output_arena_bytes + 65), &r)) return false;
+        reserved(w, r, o);
+        return true;
+      }
+      case kL2Reserve: {
+        if (w.active) return false;
+        if (x.c & 1) {
+          w.vs.wait_hook = &World::hook_consume;
+          w.vs.wait_hook_arg = &w;
+        }
+        DiffReservation r;
+        const bool ok = w.t->reserve(x.a % (l.output_arena_bytes + 65), x.b * 997, &r);
+        w.vs.wait_hook = nullptr;
+        if (ok) reserved(w, r, o);
+        return ok;
+      }
+      case kL2Publish: {
+        if (!w.active) return false;
+        ++w.publishes;
+        for (uint64_t i = 0; i < w.r.nbytes; ++i) {
+          w.r.payload[i] = pattern_byte(w.salt ^ 0xa5, w.publishes, i);
+        }
+        w.active = false;
+        w.have_published = true;
+        w.last_published = w.r.id;
+        return w.t->publish(w.r.id, (x.a & 1) ? kOpError : kOpData);
+      }
+      case kL2Misuse:
+        return misuse(w, x.a % kL2MisuseCount, static_cast<uint8_t>(x.b));
+      case kHostileCounter:
+        w.hostile_counter((x.a % 6) * 64, x.b, x.c);
+        return false;
+      case kHostileDesc:
+        w.hostile_desc(x.a, x.b % 4, x.c, x.d);
+        return false;
+      case kHostileCraft:
+        w.craft(x.a, x.b, x.c, x.d);
+        return false;
+      case kHostileScribble:
+        w.region.payload()[l.input_arena + x.a % l.input_arena_bytes] = static_cast<uint8_t>(x.b);
+        return false;
+      case kHostileAbort:
+        w.region.set_counter(kInitiatorAbort, static_cast<int32_t>(x.a));
+        return false;
+      case kClockAdvance:
+        FuzzClock::advance(x.a * 1000);
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  bool misuse(World& w, uint64_t variant, uint8_t arg) {
+    switch (variant) {
+      case kReleaseStale:
+        return w.have_released && w.t->release(w.last_released.id, 0);
+      case kReleaseBadSeq:
+        return !w.held.empty() && w.t->release(w.held[arg % w.held.size()].id, 1 + arg % 3);
+      case kReserveTwice: {
+        DiffReservation r;
+        return w.active && w.t->try_reserve(arg, &r);
+      }
+      case kPublishStale:
+        return w.have_published && w.t->publish(w.last_published, kOpData);
+      case kPublishBadOp: {
+        if (!w.active) return false;
+        static constexpr uint64_t kBad[3] = {kOpStop, kOpInvalid, 7};
+        w.active = false;
+        return w.t->publish(w.r.id, kBad[arg % 3]);
+      }
+      default:
+        return false;  // a foreign owner token has no portable form
+    }
+  }
+
+  static Observed observe(World& w, bool ok, const Observed* partial = nullptr) {
+    Observed o = partial ? *partial : Observed{};
+    o.ok = ok;
+    o.live = w.t->live();
+    o.kind = w.t->error_kind();
+    o.op = w.t->error_op();
+    o.drained = w.t->drained();
+    o.view_failed = w.vs.failed;
+    o.flag_writes = w.vs.own_flag_writes;
+    return o;
+  }
+
+  SPSQ_FUZZ_NO_COVERAGE void compare(const Observed* o, const char* when) {
+    const char* n0 = w_[0]->t->name();
+    const char* n1 = w_[1]->t->name();
+#define SPSQ_DIFF(field, fmt)                                                                   \
+  SPSQ_FUZZ_CHECK(                                                                              \
+      o[0].field == o[1].field, "%s: " #field " differs: %s " fmt ", %s " fmt " ('%s' / '%s')", \
+      when, n0, o[0].field, n1, o[1].field, w_[0]->t->error_message(), w_[1]->t->error_message())
+    SPSQ_DIFF(ok, "%d");
+    SPSQ_DIFF(seq, "%" PRIu64);
+    SPSQ_DIFF(opcode, "%" PRIu64);
+    SPSQ_DIFF(offset, "%" PRIu64);
+    SPSQ_DIFF(nbytes, "%" PRIu64);
+    SPSQ_DIFF(payload_at, "%" PRId64);
+    SPSQ_DIFF(live, "%d");
+    SPSQ_DIFF(kind, "%u");
+    SPSQ_DIFF(op, "%u");
+    SPSQ_DIFF(drained, "%d");
+    SPSQ_DIFF(flag_writes, "%" PRIu64);
+    SPSQ_DIFF(elapsed, "%" PRIu64);
+#undef SPSQ_DIFF
+    const FuzzRegion& a = w_[0]->region;
+    const FuzzRegion& b = w_[1]->region;
+    const uint64_t bytes = w_[0]->lay.payload_bytes;
+    const uint8_t* pa = a.payload();
+    const uint8_t* pb = b.payload();
+    if (std::memcmp(pa, pb, bytes) != 0) {
+      uint64_t i = 0;
+      while (pa[i] == pb[i]) ++i;
+      SPSQ_FUZZ_CHECK(false, "%s: shared payload differs first at byte %" PRIu64 " (%u vs %u)",
+                      when, i, pa[i], pb[i]);
+    }
+    for (uint64_t off = 0; off < kCounterBytes; off += 64) {
+      SPSQ_FUZZ_CHECK(a.counter(off) == b.counter(off), "%s: counter %" PRIu64 " differs: %d vs %d",
+                      when, off, a.counter(off), b.counter(off));
+    }
+  }
+
+  bool window_ = false;
+  std::unique_ptr<World> w_[2];
+};
+
+}  // namespace
+}  // namespace spsq_fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  spsq_fuzz::FuzzReader in(data, size);
+  spsq_fuzz::Differential d(in);
+  d.run(in);
+  return 0;
+}
