@@ -76,7 +76,7 @@ Config parse_config(FuzzReader& in) {
   c.salt = a >> 4;
   c.in = 64 * (1 + (b & 7));
   c.out = 64 * (1 + ((b >> 3) & 7));
-  c.binding_fault = (b >> 6) == 3 ? in.u8() % 6 : -1;
+  c.binding_fault = (b >> 6) == 3 ? in.u8() % 8 : -1;
   return c;
 }
 
@@ -103,7 +103,7 @@ class L2Stream {
       : cfg_(c),
         region_(c.depth, c.in, c.out),
         lay_(region_.layout()),
-        ep_(binding(), FuzzView(&region_, &init_view()), FuzzClock::clock()) {
+        ep_(binding(), FuzzView(&region_, &init_view()), clock()) {
     check_construction();
   }
 
@@ -130,7 +130,16 @@ class L2Stream {
   FuzzViewState& init_view() {
     vs_.role = FuzzRole::L2;
     vs_.half_waits = cfg_.half_waits;
+    if (cfg_.binding_fault == 7) {  // the mapping was already gone
+      vs_.failed = true;
+      std::snprintf(vs_.error.message, sizeof(vs_.error.message), "view failed before use");
+    }
     return vs_;
+  }
+
+  // Fault 6: L2 code forgot the clock.
+  spsc_queue::MonotonicClock clock() const {
+    return cfg_.binding_fault == 6 ? spsc_queue::MonotonicClock{} : FuzzClock::clock();
   }
 
   spsc_queue::SpscQueueEndpointBinding binding() const {
@@ -184,18 +193,14 @@ class L2Stream {
                     bad_binding ? "binding" : "MaxInflight");
     SPSQ_FUZZ_CHECK(e.op == SpscQueueOperation::INIT, "construction error op %u",
                     static_cast<unsigned>(e.op));
-    if (bad_binding && !bad_window) {
-      SPSQ_FUZZ_CHECK(e.kind == SpscQueueErrorKind::BAD_BINDING, "bad binding %d gave kind %u",
-                      cfg_.binding_fault, static_cast<unsigned>(e.kind));
-    } else if (!bad_binding) {
-      SPSQ_FUZZ_CHECK(e.kind == SpscQueueErrorKind::BAD_ARGUMENT,
-                      "MaxInflight %" PRIu64 " > depth %" PRIu64 " gave kind %u", MI, cfg_.depth,
-                      static_cast<unsigned>(e.kind));
-    } else {
-      SPSQ_FUZZ_CHECK(
-          e.kind == SpscQueueErrorKind::BAD_BINDING || e.kind == SpscQueueErrorKind::BAD_ARGUMENT,
-          "bad binding and window gave kind %u", static_cast<unsigned>(e.kind));
-    }
+    // Faults 0-5 break the binding, 6 the clock, 7 the view; a window wider than
+    // depth is BAD_ARGUMENT. With two problems either report is right.
+    SpscQueueErrorKind want = SpscQueueErrorKind::BAD_ARGUMENT;
+    if (cfg_.binding_fault == 7) want = SpscQueueErrorKind::ENDPOINT_ERROR;
+    if (cfg_.binding_fault >= 0 && cfg_.binding_fault < 6) want = SpscQueueErrorKind::BAD_BINDING;
+    SPSQ_FUZZ_CHECK(e.kind == want || (bad_window && e.kind == SpscQueueErrorKind::BAD_ARGUMENT),
+                    "construction fault %d (window %d) gave kind %u: %s", cfg_.binding_fault,
+                    bad_window, static_cast<unsigned>(e.kind), e.message);
     // Identity is reported only once magic and transaction id were accepted.
     const bool identity = cfg_.binding_fault != 1 && cfg_.binding_fault != 2;
     SPSQ_FUZZ_CHECK(e.has_identity == identity, "identity %d on construction error",

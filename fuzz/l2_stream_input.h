@@ -9,7 +9,8 @@
 //               bit 3     waits advance the virtual clock by half the remaining time
 //               bits 4-7  payload pattern salt
 //   u8 arenas   bits 0-2  input arena 64 * (1 + v); bits 3-5 output arena 64 * (1 + v)
-//               bits 6-7  3: the binding is corrupted (one more u8 says how)
+//               bits 6-7  3: construction is broken (one more u8, mod 8: 0-5 a binding
+//                         field, 6 no clock, 7 a view that already failed)
 #ifndef SPSQ_FUZZ_L2_STREAM_INPUT_H_
 #define SPSQ_FUZZ_L2_STREAM_INPUT_H_
 

@@ -194,7 +194,7 @@ void l2_stream_seeds(std::vector<Seed>* out) {
 
   // Construction that must fail: MaxInflight 4 over depth 2, and bad bindings.
   add("bad_window_depth2", L2Script(true, 3, 1, 1).send(8).try_peek());
-  for (uint8_t f = 0; f < 6; ++f) {
+  for (uint8_t f = 0; f < 8; ++f) {
     FuzzWriter w;
     w.u8(0x04).u8(0xc0 | 0x09).u8(f).u8(kL3Send).u16(8).u8(kL2TryPeek);
     out->push_back({"bad_binding_" + std::to_string(f), w.bytes()});
