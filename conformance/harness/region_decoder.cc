@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 namespace spsq_conf {
 namespace {
@@ -44,14 +45,28 @@ uint64_t position_from(int32_t raw, const std::vector<DecodedSlot>& slots, const
 }
 
 void decode_direction(DecodedDirection* dir, const uint8_t* payload, const wire::Layout& l,
-                      bool input, int32_t tail_raw, int32_t head_raw) {
+                      bool input, int32_t tail_raw, int32_t head_raw, uint64_t max_slots) {
   dir->name = input ? "input (L3 -> L2)" : "output (L2 -> L3)";
   dir->tail_raw = tail_raw;
   dir->head_raw = head_raw;
   const uint64_t ring = input ? l.input_ring : l.output_ring;
   const uint64_t arena = input ? l.input_arena : l.output_arena;
   const uint64_t arena_bytes = input ? l.input_arena_bytes : l.output_arena_bytes;
-  for (uint64_t i = 0; i < l.depth; ++i) {
+  std::vector<uint64_t> which;
+  if (l.depth <= max_slots) {
+    for (uint64_t i = 0; i < l.depth; ++i) which.push_back(i);
+  } else {
+    // Around the tail and the head, taking the raw values as counts mod 2^32.
+    const uint64_t half = max_slots / 4;
+    std::set<uint64_t> picked;
+    for (int32_t raw : {tail_raw, head_raw}) {
+      const uint64_t at = static_cast<uint32_t>(raw) % l.depth;
+      for (uint64_t i = 0; i < 2 * half; ++i) picked.insert((at + l.depth - half + i) % l.depth);
+    }
+    which.assign(picked.begin(), picked.end());
+    dir->slots_skipped = l.depth - which.size();
+  }
+  for (uint64_t i : which) {
     DecodedSlot s;
     s.slot = i;
     s.ring_offset = ring + i * wire::kDescriptorBytes;
@@ -143,7 +158,8 @@ void json_problems(std::string* out, const std::vector<std::string>& problems) {
 
 DecodedRegion decode_region(const uint8_t* payload, uint64_t payload_bytes,
                             const uint8_t* counter, uint64_t counter_bytes, uint64_t depth,
-                            uint64_t input_arena_bytes, uint64_t output_arena_bytes) {
+                            uint64_t input_arena_bytes, uint64_t output_arena_bytes,
+                            uint64_t max_slots) {
   DecodedRegion r;
   if (!wire::compute_layout(depth, input_arena_bytes, output_arena_bytes, &r.layout)) {
     r.problems.push_back(fmt("no layout for depth %" PRIu64 ", arenas %" PRIu64 "/%" PRIu64
@@ -169,9 +185,9 @@ DecodedRegion decode_region(const uint8_t* payload, uint64_t payload_bytes,
   }
   r.layout_ok = true;
   decode_direction(&r.input, payload, r.layout, true, load_i32(counter + wire::kInputTail),
-                   load_i32(counter + wire::kInputHead));
+                   load_i32(counter + wire::kInputHead), max_slots);
   decode_direction(&r.output, payload, r.layout, false, load_i32(counter + wire::kOutputTail),
-                   load_i32(counter + wire::kOutputHead));
+                   load_i32(counter + wire::kOutputHead), max_slots);
   r.initiator_flag = load_i32(counter + wire::kInitiatorFlag);
   r.peer_flag = load_i32(counter + wire::kPeerFlag);
   return r;
@@ -196,6 +212,10 @@ std::string region_to_text(const DecodedRegion& r) {
                d->name, d->tail_raw, d->tail, d->tail_basis, d->head_raw, d->head,
                d->tail - d->head);
     for (const std::string& p : d->problems) out += "  problem: " + p + "\n";
+    if (d->slots_skipped != 0) {
+      out += fmt("  (%" PRIu64 " slots away from the head and tail not decoded)\n",
+                 d->slots_skipped);
+    }
     for (const DecodedSlot& s : d->slots) {
       if (s.state == "unused") continue;
       out += fmt("  slot %" PRIu64 " @%" PRIu64 ": seq %" PRIu64 " %s offset %" PRIu64

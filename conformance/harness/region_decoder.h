@@ -34,6 +34,7 @@ struct DecodedDirection {
   uint64_t tail = 0;  // reconstructed positions
   uint64_t head = 0;
   const char* tail_basis = "";
+  uint64_t slots_skipped = 0;  // deep rings: slots not decoded
   std::vector<std::string> problems;
   std::vector<DecodedSlot> slots;
 };
@@ -48,10 +49,12 @@ struct DecodedRegion {
   int32_t peer_flag = 0;
 };
 
-// payload_bytes/counter_bytes are the sizes actually available.
+// payload_bytes/counter_bytes are the sizes actually available. Rings deeper
+// than max_slots are decoded only around the head and tail positions.
 DecodedRegion decode_region(const uint8_t* payload, uint64_t payload_bytes,
                             const uint8_t* counter, uint64_t counter_bytes, uint64_t depth,
-                            uint64_t input_arena_bytes, uint64_t output_arena_bytes);
+                            uint64_t input_arena_bytes, uint64_t output_arena_bytes,
+                            uint64_t max_slots = 4096);
 
 std::string region_to_text(const DecodedRegion& r);
 std::string region_to_json(const DecodedRegion& r);

@@ -1,20 +1,16 @@
-// The scripted (and, on request, hostile) L3 peer. It plays the initiator's
-// side of one queue directly on RegionMemory, from the harness's own wire
-// model: it publishes inputs exactly as the producer sequence says, reads and
-// judges the L2 endpoint's outputs as a strict consumer, and can instead
-// write raw descriptor bytes, counter values and abort flags.
-//
-// Everything it sees wrong in what L2 wrote (outputs, input head) is kept in
-// violations(), each naming the clause it breaks, so a test can assert an
-// endpoint's output was clean.
+// The scripted (and, on request, hostile) L3 peer of an L2 endpoint under
+// test: producer of the input direction, strict consumer of the output
+// direction, writer of the initiator abort flag. Built from the harness's own
+// wire model only. What it finds wrong in L2's writes is in violations(),
+// each entry starting with the clause it breaks.
 #ifndef SPSQ_CONFORMANCE_HARNESS_SCRIPTED_L3_H_
 #define SPSQ_CONFORMANCE_HARNESS_SCRIPTED_L3_H_
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
+#include "conformance/harness/direction_model.h"
 #include "conformance/harness/region_memory.h"
 #include "conformance/harness/wire_model.h"
 
@@ -22,96 +18,65 @@ namespace spsq_conf {
 
 class ScriptedL3 {
  public:
-  enum class Enqueue { kOk, kRingFull, kArenaFull, kTooLarge };
+  using Enqueue = spsq_conf::Enqueue;
+  using Message = spsq_conf::Message;
 
-  struct Message {
-    uint64_t seq = 0;
-    uint64_t opcode = 0;
-    uint64_t offset = 0;
-    uint64_t nbytes = 0;
-    std::vector<uint8_t> payload;
-  };
-
-  ScriptedL3(RegionMemory* memory, const wire::Layout& layout);
+  ScriptedL3(RegionMemory* memory, const wire::Layout& layout)
+      : memory_(memory),
+        layout_(layout),
+        input_(memory, Direction::input(layout), &violations_),
+        output_(memory, Direction::output(layout), &violations_) {}
 
   const wire::Layout& layout() const { return layout_; }
 
-  // ---------------------------------------------------------------- input
-  // Publishes one input by the producer sequence: place, payload bytes,
-  // descriptor bytes 8..31, seq, tail. Room is judged from L2's input head
-  // (reconstructed and checked) with the idle-arena reading of AMB.ROOM.
-  Enqueue enqueue(uint64_t opcode, const void* bytes, uint64_t nbytes);
+  // ---- input (L3 produces)
+  Enqueue enqueue(uint64_t opcode, const void* bytes, uint64_t nbytes) {
+    return input_.publish(opcode, bytes, nbytes);
+  }
   Enqueue enqueue_data(const std::vector<uint8_t>& bytes) {
     return enqueue(wire::kData, bytes.data(), bytes.size());
   }
   Enqueue enqueue_stop() { return enqueue(wire::kStop, nullptr, 0); }
+  uint64_t inputs_published() const { return input_.published(); }
+  uint64_t input_head() { return input_.head(); }
+  uint64_t next_input_offset(uint64_t nbytes) const { return input_.next_offset(nbytes); }
+  wire::Descriptor next_valid_descriptor(uint64_t opcode, uint64_t nbytes) const {
+    return input_.next_valid(opcode, nbytes);
+  }
+  // Hostile: raw bytes, bypassing every rule.
+  void write_input_descriptor(uint64_t k, const wire::Descriptor& d) {
+    input_.write_descriptor(k, d);
+  }
+  void write_input_payload(uint64_t offset, const void* bytes, uint64_t nbytes) {
+    input_.write_payload(offset, bytes, nbytes);
+  }
+  void set_input_tail(int32_t raw) { input_.set_tail(raw); }
+  void publish_raw(const wire::Descriptor& d) { input_.publish_raw(d); }
+  void set_strict_room(bool strict) { input_.set_strict_room(strict); }
 
-  uint64_t inputs_published() const { return in_tail_; }
-  // L2's input head, reconstructed from the counter; an impossible value is a
-  // violation and leaves the known head unchanged.
-  uint64_t input_head();
-  // Offset the next n-byte input would get (no room check).
-  uint64_t next_input_offset(uint64_t nbytes) const;
+  // ---- output (L3 consumes)
+  bool poll_output(Message* out) { return output_.poll(out); }
+  void release_outputs(uint64_t n = 1) { output_.release(n); }
+  std::vector<Message> drain_outputs() { return output_.drain(); }
+  uint64_t outputs_taken() const { return output_.taken(); }
+  uint64_t outputs_released() const { return output_.released(); }
+  void set_output_head(int32_t raw) { output_.set_head(raw); }
 
-  // Hostile input writes. They bypass every rule on purpose.
-  void write_input_descriptor(uint64_t k, const wire::Descriptor& d);  // slot k % depth
-  void write_input_payload(uint64_t offset, const void* bytes, uint64_t nbytes);
-  void set_input_tail(int32_t raw);
-  // Writes `d` as descriptor k = inputs_published() (seq as given) and
-  // publishes tail k + 1; the arena cursor follows the rule when d is valid.
-  void publish_raw(const wire::Descriptor& d);
-  // The descriptor a well-behaved L3 would publish next (payload not written).
-  wire::Descriptor next_valid_descriptor(uint64_t opcode, uint64_t nbytes) const;
-
-  // ---------------------------------------------------------------- output
-  // Reads output k = outputs_taken(), if published, validating everything as
-  // a strict consumer. Does not release. False when nothing (valid) is there.
-  bool poll_output(Message* out);
-  // Releases the n oldest taken outputs (publishes the output head).
-  void release_outputs(uint64_t n = 1);
-  // poll + release until empty; returns the messages.
-  std::vector<Message> drain_outputs();
-  uint64_t outputs_taken() const { return out_next_; }
-  uint64_t outputs_released() const { return out_head_; }
-  void set_output_head(int32_t raw);
-
-  // ---------------------------------------------------------------- flags
-  void set_initiator_flag(int32_t value);
-  int32_t initiator_flag() const;
-  int32_t l2_flag() const;  // peer_abort_flag, written by L2
+  // ---- flags and counters
+  void set_initiator_flag(int32_t value) { memory_->store_counter(wire::kInitiatorFlag, value); }
+  int32_t initiator_flag() const { return memory_->load_counter(wire::kInitiatorFlag); }
+  int32_t l2_flag() const { return memory_->load_counter(wire::kPeerFlag); }
   int32_t counter(uint64_t offset) const { return memory_->load_counter(offset); }
 
-  // What L2 did wrong, as seen from this side. Each entry starts with the
-  // clause ID it breaks.
   const std::vector<std::string>& violations() const { return violations_; }
   void clear_violations() { violations_.clear(); }
 
-  // Strict (literal wire-contract) room bound instead of AMB.ROOM reading A.
-  void set_strict_room(bool strict) { strict_room_ = strict; }
-
  private:
-  void violate(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-
   RegionMemory* memory_;
   wire::Layout layout_;
-  bool strict_room_ = false;
-
-  // Input (we produce).
-  uint64_t in_tail_ = 0;
-  uint64_t in_head_ = 0;
-  uint64_t in_cursor_ = 0;
-  uint64_t in_released_cursor_ = 0;
-  std::deque<uint64_t> in_next_cursors_;  // cursor after each unreleased input
-
-  // Output (we consume).
-  uint64_t out_tail_ = 0;  // last reconstructed
-  uint64_t out_next_ = 0;  // taken
-  uint64_t out_head_ = 0;  // released
-  uint64_t out_cursor_ = 0;
-  uint64_t out_released_cursor_ = 0;
-  std::deque<uint64_t> out_next_cursors_;  // cursor after each taken, unreleased output
-
   std::vector<std::string> violations_;
+  ModelProducer input_;
+  ModelConsumer output_;
 };
 
 }  // namespace spsq_conf

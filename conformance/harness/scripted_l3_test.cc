@@ -80,7 +80,7 @@ TEST_F(ScriptedL3Test, PollOutputAcceptsAValidOutputAndCopiesThePayload) {
   const uint8_t bytes[2] = {0xAA, 0xBB};
   memory_->write(layout_.output_arena, bytes, 2);
   l2_publish(0, wire::kError, layout_.output_arena, 2);
-  ScriptedL3::Message m;
+  Message m;
   ASSERT_TRUE(peer_->poll_output(&m));
   EXPECT_EQ(m.seq, 1u);
   EXPECT_EQ(m.opcode, wire::kError);
@@ -111,7 +111,7 @@ TEST_F(ScriptedL3Test, PollOutputNamesTheClauseOfEachDefect) {
     peer_.reset(new ScriptedL3(memory_.get(), layout_));
     l2_publish(0, c.opcode, c.nbytes ? layout_.output_arena + c.offset_delta : 0, c.nbytes,
                c.seq == 100 ? 5 : c.seq);
-    ScriptedL3::Message m;
+    Message m;
     EXPECT_FALSE(peer_->poll_output(&m)) << c.name;
     ASSERT_EQ(peer_->violations().size(), 1u) << c.name;
     EXPECT_EQ(peer_->violations()[0].rfind(c.clause, 0), 0u) << peer_->violations()[0];
@@ -120,7 +120,7 @@ TEST_F(ScriptedL3Test, PollOutputNamesTheClauseOfEachDefect) {
 
 TEST_F(ScriptedL3Test, OutputOverUnreleasedPayloadIsAViolation) {
   l2_publish(0, wire::kData, layout_.output_arena, 100);
-  ScriptedL3::Message m;
+  Message m;
   ASSERT_TRUE(peer_->poll_output(&m));
   // Not released; the next 100 bytes skip to the arena start over it.
   l2_publish(1, wire::kData, layout_.output_arena, 100);
@@ -131,7 +131,7 @@ TEST_F(ScriptedL3Test, OutputOverUnreleasedPayloadIsAViolation) {
 
 TEST_F(ScriptedL3Test, TailJumpingPastDepthIsAViolation) {
   memory_->store_counter(wire::kOutputTail, 5);
-  ScriptedL3::Message m;
+  Message m;
   EXPECT_FALSE(peer_->poll_output(&m));
   ASSERT_EQ(peer_->violations().size(), 1u);
   EXPECT_EQ(peer_->violations()[0].rfind("S3.CTR.3", 0), 0u);

@@ -22,6 +22,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "conformance/harness/layout_fields.h"
+
 namespace spsq_conf {
 namespace detail {
 
@@ -41,20 +43,6 @@ struct EndpointTypes {
   using Reservation = std::remove_cv_t<
       std::remove_reference_t<decltype(detail::second_arg(&Output::try_reserve))>>;
   using Opcode = std::decay_t<decltype(detail::second_arg(&Output::publish))>;
-};
-
-// The layout fields the spec says layout() exposes (rings, arenas,
-// payload_bytes, counter_bytes), plus depth.
-struct LayoutFields {
-  uint64_t depth;
-  uint64_t input_ring;
-  uint64_t output_ring;
-  uint64_t input_arena;
-  uint64_t input_arena_bytes;
-  uint64_t output_arena;
-  uint64_t output_arena_bytes;
-  uint64_t payload_bytes;
-  uint64_t counter_bytes;
 };
 
 template <class Endpoint>

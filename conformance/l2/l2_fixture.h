@@ -25,6 +25,7 @@
 #include "conformance/harness/clauses.h"
 #include "conformance/harness/fault_plan.h"
 #include "conformance/harness/harness_view.h"
+#include "conformance/harness/queue_region.h"
 #include "conformance/harness/region_memory.h"
 #include "conformance/harness/scripted_l3.h"
 #include "conformance/harness/virtual_clock.h"
@@ -44,42 +45,22 @@ using Handle = typename Api::Handle;
 using Reservation = typename Api::Reservation;
 using Binding = typename Api::Binding;
 
-struct QueueParams {
-  uint64_t depth = 4;
-  uint64_t input_arena = 256;
-  uint64_t output_arena = 256;
-  uint64_t session = 0x5E551D0000000042ull;
-  uint64_t transaction = 0x7A11000000000009ull;
-  bool shadow = true;  // track stores that bypass the view (small regions only)
-};
-
 // Depth for tests that need room for the whole window plus slack.
 inline constexpr uint64_t window_depth() { return kN < 4 ? 4 : kN * 2; }
 
-// One queue instance: region memory, binding, view state, peer.
-class Queue {
+// One queue instance (QueueRegion) with its scripted L3 peer and the
+// endpoint factory.
+class Queue : public QueueRegion {
  public:
-  explicit Queue(QueueParams p = QueueParams());
+  explicit Queue(QueueParams p = QueueParams())
+      : QueueRegion(p), peer_(new ScriptedL3(&memory(), layout())) {}
 
-  const QueueParams& params() const { return params_; }
-  const wire::Layout& layout() const { return layout_; }
-  RegionMemory& memory() { return *memory_; }
   ScriptedL3& peer() { return *peer_; }
-  AccessLog& log() { return log_; }
-  FaultPlan& faults() { return faults_; }
-  ViewState& view_state() { return view_state_; }
-  HarnessView view() { return HarnessView(&view_state_); }
 
-  // The binding fields L3 would publish, and their ten scalars.
-  wire::BindingFields fields() const;
-  std::array<uint64_t, wire::kScalarCount> scalars() const {
-    return wire::binding_scalars(fields());
-  }
   // Decoded by the implementation's own decode_endpoint_binding.
   Binding binding() const;
   // A binding struct carrying arbitrary (possibly invalid) fields, built by
-  // decoding a valid set and patching it: the harness never assumes the
-  // struct's layout beyond the field names the spec lists.
+  // decoding a valid set and patching it by the field names the spec lists.
   Binding binding_with(const wire::BindingFields& f) const;
 
   template <uint64_t N = kN>
@@ -92,22 +73,13 @@ class Queue {
         new EndpointT<N>(b, view(), Api::clock(&VirtualClock::now_ns)));
   }
 
-  // The universal invariants (see the file comment); adds gtest failures and
-  // the clause IDs they break to *violated (may be null).
-  void check_invariants(const char* who, std::set<std::string>* violated = nullptr);
-  // `spsq inspect`-style text of the region, plus the tail of the log.
-  std::string describe() const;
-
-  // As L2 code: store bytes into a lent span (recorded, not a view call).
-  void l2_store(uint8_t* dst, const void* src, uint64_t n);
+  void check_invariants(const char* who, std::set<std::string>* violated = nullptr) {
+    std::set<std::string> local;
+    QueueRegion::check_invariants(Side::kL2, who, peer_->violations(),
+                                  violated ? violated : &local);
+  }
 
  private:
-  QueueParams params_;
-  wire::Layout layout_;
-  std::unique_ptr<RegionMemory> memory_;
-  AccessLog log_;
-  FaultPlan faults_;
-  ViewState view_state_;
   std::unique_ptr<ScriptedL3> peer_;
 };
 

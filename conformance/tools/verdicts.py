@@ -124,8 +124,8 @@ class Verdict(object):
         return out
 
 
-def compute_verdicts(clauses, cases):
-    """One Verdict per catalogue clause, for an L2 certification."""
+def compute_verdicts(clauses, cases, role="L2"):
+    """One Verdict per catalogue clause, for a certification of `role`."""
     by_clause = {}
     by_invariant = {}
     broken = {}
@@ -139,7 +139,7 @@ def compute_verdicts(clauses, cases):
             broken.setdefault(cid, []).append(case)
     verdicts = []
     for c in clauses:
-        reason = catalogue.not_applicable_reason(c)
+        reason = catalogue.not_applicable_reason(c, role)
         if reason:
             verdicts.append(Verdict(c, NOT_APPLICABLE, reason))
             continue
@@ -210,7 +210,8 @@ def _md_cell(text):
 
 
 def render_markdown(verdicts, identity):
-    lines = ["# SPSQ L2 certification: %s" % identity.get("name", "?"), ""]
+    lines = ["# SPSQ %s certification: %s" % (identity.get("role", "L2"), identity.get("name", "?")),
+             ""]
     for key in ("implementation", "endpoint_template", "suite_revision", "build_hash",
                 "toolchain", "max_inflight"):
         if key in identity:

@@ -1,0 +1,178 @@
+#include "conformance/harness/queue_region.h"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "conformance/harness/clauses.h"
+#include "conformance/harness/region_decoder.h"
+#include "conformance/harness/virtual_clock.h"
+#include "gtest/gtest.h"
+
+namespace spsq_conf {
+namespace {
+
+// Shadow tracking doubles memory and costs a scan per view call: keep it for
+// the small regions nearly every test uses.
+constexpr uint64_t kShadowLimit = 1 << 20;
+
+bool overlaps(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) {
+  return an != 0 && bn != 0 && a < b + bn && b < a + an;
+}
+
+}  // namespace
+
+QueueRegion::QueueRegion(QueueParams p) : params_(p) {
+  if (!wire::compute_layout(p.depth, p.input_arena, p.output_arena, &layout_)) {
+    std::fprintf(stderr, "QueueRegion: harness bug: no layout for depth %" PRIu64 "\n", p.depth);
+    std::abort();
+  }
+  memory_.reset(new RegionMemory(layout_.payload_bytes, wire::kCounterBytes));
+  if (p.shadow && layout_.payload_bytes <= kShadowLimit) memory_->enable_shadow();
+  view_state_.memory = memory_.get();
+  view_state_.payload_span = layout_.payload_bytes;
+  view_state_.counter_span = wire::kCounterBytes;
+  view_state_.log = &log_;
+  view_state_.faults = &faults_;
+}
+
+wire::BindingFields QueueRegion::fields() const {
+  wire::BindingFields f;
+  f.session_instance_id_bits = params_.session;
+  f.transaction_id = params_.transaction;
+  f.payload_base = reinterpret_cast<uint64_t>(memory_->payload());
+  f.payload_bytes = layout_.payload_bytes;
+  f.counter_base = reinterpret_cast<uint64_t>(memory_->counter());
+  f.counter_bytes = wire::kCounterBytes;
+  f.depth = params_.depth;
+  f.input_arena_bytes = params_.input_arena;
+  f.output_arena_bytes = params_.output_arena;
+  return f;
+}
+
+bool QueueRegion::l2_store(uint8_t* dst, const void* src, uint64_t n) {
+  if (n == 0) return true;
+  const uint8_t* base = memory_->payload();
+  const uint64_t lo = layout_.output_arena;
+  const uint64_t hi = lo + layout_.output_arena_bytes;
+  if (dst == nullptr || dst < base + lo || dst > base + hi ||
+      n > static_cast<uint64_t>(base + hi - dst)) {
+    ADD_FAILURE() << "S2.FIT.1: the reservation's writable span (" << static_cast<void*>(dst)
+                  << ", " << n << " bytes) is not inside the output arena";
+    return false;
+  }
+  std::memcpy(dst, src, n);
+  const uint64_t off = static_cast<uint64_t>(dst - base);
+  memory_->sync_shadow(RegionMemory::kPayload, off, n);
+  Access a;
+  a.kind = AccessKind::kL2CodeStore;
+  a.offset = off;
+  a.nbytes = n;
+  a.time_ns = VirtualClock::peek();
+  log_.add(a);
+  return true;
+}
+
+void QueueRegion::check_invariants(Side side, const char* who,
+                                   const std::vector<std::string>& peer_violations,
+                                   std::set<std::string>* violated) {
+  const char* me = side == Side::kL2 ? "L2" : "L3";
+  for (const std::string& v : view_state_.violations) {
+    ADD_FAILURE() << who << ": W.VIEW.1/S0.REGION.1: contract misuse through the view: " << v;
+    violated->insert("W.VIEW.1");
+    violated->insert("S0.REGION.1");
+  }
+  std::string why;
+  if (!memory_->guards_intact(&why)) {
+    ADD_FAILURE() << who << ": S0.REGION.1: a store landed outside the region: " << why;
+    violated->insert("S0.REGION.1");
+  }
+  if (memory_->shadow_enabled()) {
+    for (const RegionMemory::Change& c : memory_->take_unaccounted_changes()) {
+      Access a;
+      a.kind = AccessKind::kUnaccountedStore;
+      a.part = c.part;
+      a.offset = c.offset;
+      a.nbytes = c.nbytes;
+      log_.add(a);
+    }
+  }
+  const wire::Layout& l = layout_;
+  const uint64_t own[3] = {side == Side::kL2 ? wire::kInputHead : wire::kInputTail,
+                           side == Side::kL2 ? wire::kOutputTail : wire::kOutputHead,
+                           side == Side::kL2 ? wire::kPeerFlag : wire::kInitiatorFlag};
+  // The peer's direction: L2 must not write the input ring/arena, L3 the output.
+  const uint64_t other_ring = side == Side::kL2 ? l.input_ring : l.output_ring;
+  const uint64_t other_arena = side == Side::kL2 ? l.input_arena : l.output_arena;
+  const uint64_t other_arena_bytes =
+      side == Side::kL2 ? l.input_arena_bytes : l.output_arena_bytes;
+  for (size_t i = 0; i < log_.size(); ++i) {
+    const Access& a = log_[i];
+    if (a.kind == AccessKind::kUnaccountedStore) {
+      ADD_FAILURE() << who << ": W.VIEW.1: shared memory changed without a view write "
+                    << "(nothing flushed it): " << a.describe();
+      violated->insert("W.VIEW.1");
+    } else if (a.kind == AccessKind::kNotify && a.ok) {
+      if (a.offset != own[0] && a.offset != own[1] && a.offset != own[2]) {
+        ADD_FAILURE() << who << ": W.FLAG.3/S3.SIG.1: " << me << " wrote counter offset "
+                      << a.offset << ", whose writer is the peer: " << a.describe();
+        violated->insert("W.FLAG.3");
+        violated->insert("S3.SIG.1");
+      } else if (a.op != 0) {
+        ADD_FAILURE() << who << ": W.CTR.1: " << me << " updated counter offset " << a.offset
+                      << " with op " << a.op << ", not a plain Set";
+        violated->insert("W.CTR.1");
+      }
+    } else if (a.kind == AccessKind::kWrite && a.ok) {
+      if (overlaps(a.offset, a.nbytes, other_ring, l.ring_bytes) ||
+          overlaps(a.offset, a.nbytes, other_arena, other_arena_bytes)) {
+        ADD_FAILURE() << who << ": S2.ARENA.1/S2.ARENA.2: " << me
+                      << " wrote memory of the direction it consumes: " << a.describe();
+        violated->insert(side == Side::kL2 ? "S2.ARENA.1" : "S2.ARENA.2");
+      }
+    }
+  }
+  for (const std::string& v : peer_violations) {
+    ADD_FAILURE() << who << ": the scripted peer saw: " << v;
+    violated->insert(v.substr(0, v.find(':')));  // each starts with its clause ID
+  }
+}
+
+std::string QueueRegion::describe() const {
+  const DecodedRegion r = decode_region(memory_->payload(), memory_->payload_bytes(),
+                                        memory_->counter(), memory_->counter_bytes(),
+                                        params_.depth, params_.input_arena, params_.output_arena);
+  std::string s = region_to_text(r);
+  const size_t n = log_.size();
+  const size_t from = n > 40 ? n - 40 : 0;
+  char head[96];
+  std::snprintf(head, sizeof(head), "view log (last %zu of %zu):\n", n - from, n);
+  s += head;
+  s += log_.dump(from);
+  return s;
+}
+
+void QueueRegion::dump_to(const std::string& dir, const std::string& name) const {
+  if (memory_->payload_bytes() > (uint64_t{64} << 20)) return;  // giant lazy regions
+  const std::string base = dir + "/" + name;
+  std::ofstream(base + ".region", std::ios::binary) << memory_->dump();
+  std::ofstream(base + ".region.args")
+      << "--depth " << params_.depth << " --input-arena " << params_.input_arena
+      << " --output-arena " << params_.output_arena << "\n";
+}
+
+void record_invariants_of(Side side, const std::set<std::string>& violated) {
+  if (side == Side::kL2) {
+    SPSQ_INVARIANTS("W.VIEW.1", "S0.REGION.1", "S2.ARENA.1", "W.FLAG.3", "W.CTR.1", "S3.SIG.1");
+  } else {
+    SPSQ_INVARIANTS("W.VIEW.1", "S0.REGION.1", "S2.ARENA.2", "W.FLAG.3", "W.CTR.1", "S3.SIG.1");
+  }
+  std::string broken;
+  for (const std::string& id : violated) broken += (broken.empty() ? "" : ",") + id;
+  if (!broken.empty()) ::testing::Test::RecordProperty("invariant_violations", broken);
+}
+
+}  // namespace spsq_conf

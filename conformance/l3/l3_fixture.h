@@ -1,0 +1,113 @@
+// The L3 side of the suite: one queue region, the scripted (or hostile) L2
+// peer, and the L3 implementation under test behind its L3Adapter, bound
+// onto the region with the harness view and the virtual clock.
+#ifndef SPSQ_CONFORMANCE_L3_L3_FIXTURE_H_
+#define SPSQ_CONFORMANCE_L3_L3_FIXTURE_H_
+
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "conformance/harness/clauses.h"
+#include "conformance/harness/queue_region.h"
+#include "conformance/harness/scripted_l2.h"
+#include "conformance/harness/virtual_clock.h"
+#include "conformance/harness/wire_model.h"
+#include "conformance/l3/l3_adapter.h"
+#include "gtest/gtest.h"
+
+namespace spsq_conf {
+
+class L3Test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    VirtualClock::reset();
+    Rebuild(QueueParams());
+  }
+
+  void Rebuild(QueueParams p) {
+    Finish("previous queue");
+    region_.reset(new QueueRegion(p));
+    peer_.reset(new ScriptedL2(&region_->memory(), region_->layout()));
+    l3_ = make_l3_adapter();
+    const auto s = region_->scalars();
+    ASSERT_TRUE(l3_->open(s.data(), s.size(), region_->view(), &VirtualClock::now_ns))
+        << l3_->name() << ": open() refused a valid binding";
+    ASSERT_TRUE(l3_->live()) << l3_->error().message;
+  }
+
+  void TearDown() override {
+    if (!region_) return;
+    const bool failed = HasFailure();
+    Finish("invariant");
+    record_invariants_of(Side::kL3, violated_);
+    if (failed) {
+      const std::string text = last_description_;
+      std::printf("---- region at failure (spsq inspect) ----\n%s", text.c_str());
+      RecordProperty("region", text);
+    }
+  }
+
+  L3Adapter& l3() { return *l3_; }
+  ScriptedL2& peer() { return *peer_; }
+  QueueRegion& region() { return *region_; }
+  AccessLog& log() { return region_->log(); }
+  const wire::Layout& layout() { return region_->layout(); }
+  int32_t l3_flag() { return peer_->l3_flag(); }
+
+  void ExpectHealthy(const char* context) {
+    EXPECT_TRUE(l3_->live()) << context << ": " << l3_->error().message;
+    EXPECT_EQ(l3_->error().kind, wire::kKindNone) << context << ": " << l3_->error().message;
+    EXPECT_EQ(l3_flag(), 0) << context << ": initiator abort flag raised";
+  }
+  // Not live, the kind (0: any), initiator flag 1 (Set once, when visible).
+  void ExpectPoisoned(uint32_t want_kind, const char* context) {
+    EXPECT_FALSE(l3_->live()) << context;
+    const L3ErrorInfo e = l3_->error();
+    if (want_kind != 0) {
+      EXPECT_EQ(e.kind, want_kind) << context << ": saw " << wire::kind_name(e.kind) << ": "
+                                   << e.message;
+    } else {
+      EXPECT_NE(e.kind, wire::kKindNone) << context;
+    }
+    EXPECT_EQ(l3_flag(), 1) << context << ": S4.POISON.11: a local poison sets the L3 abort "
+                                          "flag (offset 256) to 1";
+    if (l3_->uses_view()) {
+      EXPECT_EQ(log().count([](const spsq_conf::Access& a) {
+                  return a.kind == AccessKind::kNotify && a.offset == wire::kInitiatorFlag;
+                }), 1u) << context << ": W.FLAG.1: Set exactly once";
+    }
+  }
+
+  static std::vector<uint8_t> Bytes(uint64_t n, uint8_t seed) {
+    std::vector<uint8_t> v(n);
+    for (uint64_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed * 29 + i * 5 + 3);
+    return v;
+  }
+
+  std::unique_ptr<QueueRegion> region_;
+  std::unique_ptr<ScriptedL2> peer_;
+  std::unique_ptr<L3Adapter> l3_;
+  std::set<std::string> violated_;
+  std::string last_description_;
+
+ private:
+  // Drops the adapter, then judges the region it ran on.
+  void Finish(const char* who) {
+    if (!region_) return;
+    l3_.reset();
+    region_->check_invariants(Side::kL3, who, peer_->violations(), &violated_);
+    if (HasFailure()) last_description_ = region_->describe();
+    const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+    const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+    if (HasFailure() && dir != nullptr && t != nullptr) {
+      region_->dump_to(dir, std::string(t->test_suite_name()) + "." + t->name());
+    }
+  }
+};
+
+}  // namespace spsq_conf
+
+#endif  // SPSQ_CONFORMANCE_L3_L3_FIXTURE_H_

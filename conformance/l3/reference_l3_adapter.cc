@@ -1,0 +1,147 @@
+// The L3Adapter of the reference L3 queue: spsc_queue::BasicWorkerChipQueue
+// instantiated on the harness view. This is implementation-specific glue (it
+// includes core/l3 headers); the suite itself never does.
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "common/spsq_binding.h"
+#include "conformance/l3/l3_adapter.h"
+#include "l3/worker_chip_queue.h"
+
+namespace spsq_conf {
+namespace {
+
+using Queue = spsc_queue::BasicWorkerChipQueue<HarnessView>;
+using spsc_queue::WorkerChipQueueStatus;
+
+L3Status map(WorkerChipQueueStatus s) {
+  switch (s) {
+    case WorkerChipQueueStatus::OK: return L3Status::kOk;
+    case WorkerChipQueueStatus::WOULD_BLOCK: return L3Status::kNoProgress;
+    case WorkerChipQueueStatus::TIMED_OUT: return L3Status::kTimedOut;
+    case WorkerChipQueueStatus::REJECTED: return L3Status::kRejected;
+    case WorkerChipQueueStatus::FAILED: return L3Status::kFailed;
+  }
+  return L3Status::kFailed;
+}
+
+std::chrono::nanoseconds ns(uint64_t t) {
+  return std::chrono::nanoseconds(static_cast<std::chrono::nanoseconds::rep>(t));
+}
+
+class ReferenceL3Adapter : public L3Adapter {
+ public:
+  const char* name() const override { return "spsc_queue::BasicWorkerChipQueue<HarnessView>"; }
+
+  bool open(const uint64_t* scalars, size_t count, HarnessView view,
+            uint64_t (*now_ns)()) override {
+    spsc_queue::SpscQueueEndpointBinding b{};
+    if (!spsc_queue::decode_endpoint_binding(scalars, count, &b)) return false;
+    spsc_queue::MonotonicClock clock{};
+    clock.now_ns = now_ns;
+    queue_.reset(new Queue(b, view, clock, nullptr));
+    return true;
+  }
+  bool uses_view() const override { return true; }
+  bool live() override { return queue_ && queue_->live(); }
+  L3ErrorInfo error() override {
+    L3ErrorInfo e;
+    if (!queue_) return e;
+    const spsc_queue::SpscQueueError& q = queue_->error();
+    e.kind = static_cast<uint32_t>(q.kind);
+    e.op = static_cast<uint32_t>(q.op);
+    e.session_instance_id_bits = q.session_instance_id_bits;
+    e.transaction_id = q.transaction_id;
+    e.message = q.message;
+    return e;
+  }
+  bool chip_task_arg_scalars(uint64_t* out, size_t count) override {
+    const auto s = queue_->chip_task_arg_scalars();
+    if (count != s.size()) return false;
+    std::memcpy(out, s.data(), sizeof(uint64_t) * s.size());
+    return true;
+  }
+  LayoutFields layout() override {
+    const spsc_queue::SpscQueueLayout& l = queue_->layout();
+    return LayoutFields{l.depth,          l.input_desc_ring_offset, l.output_desc_ring_offset,
+                        l.input_arena_offset, l.input_arena_bytes,  l.output_arena_offset,
+                        l.output_arena_bytes, l.payload_bytes,      l.counter_bytes};
+  }
+
+  L3Status try_enqueue(const void* data, uint64_t n) override {
+    return map(queue_->input().try_enqueue(data, n));
+  }
+  L3Status enqueue(const void* data, uint64_t n, uint64_t timeout_ns) override {
+    return map(queue_->input().enqueue(data, n, ns(timeout_ns)));
+  }
+  L3Status try_request_stop() override { return map(queue_->input().try_request_stop()); }
+  L3Status request_stop(uint64_t timeout_ns) override {
+    return map(queue_->input().request_stop(ns(timeout_ns)));
+  }
+
+  L3Status try_peek(L3Message* m) override {
+    spsc_queue::WorkerChipMessage h{};
+    const L3Status s = map(queue_->output().try_peek(&h));
+    if (s == L3Status::kOk) *m = to_message(h);
+    return s;
+  }
+  L3Status peek(uint64_t timeout_ns, L3Message* m) override {
+    spsc_queue::WorkerChipMessage h{};
+    const L3Status s = map(queue_->output().peek(ns(timeout_ns), &h));
+    if (s == L3Status::kOk) *m = to_message(h);
+    return s;
+  }
+  L3Status read_into(const L3Message& m, void* buffer, uint64_t capacity) override {
+    return map(queue_->output().read_into(to_handle(m), buffer, capacity));
+  }
+  L3Status release(const L3Message& m) override {
+    return map(queue_->output().release(to_handle(m)));
+  }
+  L3Status try_dequeue_into(void* buffer, uint64_t capacity, L3Message* m) override {
+    spsc_queue::WorkerChipMessage h{};
+    const L3Status s = map(queue_->output().try_dequeue_into(buffer, capacity, &h));
+    if (s == L3Status::kOk) *m = to_message(h);
+    return s;
+  }
+  L3Status dequeue_into(void* buffer, uint64_t capacity, uint64_t timeout_ns,
+                        L3Message* m) override {
+    spsc_queue::WorkerChipMessage h{};
+    const L3Status s = map(queue_->output().dequeue_into(buffer, capacity, ns(timeout_ns), &h));
+    if (s == L3Status::kOk) *m = to_message(h);
+    return s;
+  }
+  void free() override { queue_->free(); }
+
+ private:
+  static L3Message to_message(const spsc_queue::WorkerChipMessage& h) {
+    L3Message m;
+    m.seq = h.seq;
+    m.opcode = h.opcode;
+    m.payload_offset = h.payload_offset;
+    m.payload_nbytes = h.payload_nbytes;
+    m.opaque[0] = h.owner;
+    m.opaque[1] = reinterpret_cast<uint64_t>(h.payload);
+    return m;
+  }
+  static spsc_queue::WorkerChipMessage to_handle(const L3Message& m) {
+    spsc_queue::WorkerChipMessage h{};
+    h.seq = m.seq;
+    h.opcode = m.opcode;
+    h.payload_offset = m.payload_offset;
+    h.payload_nbytes = m.payload_nbytes;
+    h.owner = m.opaque[0];
+    h.payload = reinterpret_cast<const uint8_t*>(m.opaque[1]);
+    return h;
+  }
+
+  std::unique_ptr<Queue> queue_;
+};
+
+}  // namespace
+
+std::unique_ptr<L3Adapter> make_l3_adapter() {
+  return std::unique_ptr<L3Adapter>(new ReferenceL3Adapter());
+}
+
+}  // namespace spsq_conf
