@@ -212,6 +212,10 @@ TEST(Wrap, CountersWrapAndTrafficContinuesInBothDirections) {
   EXPECT_EQ(input.l2_flag(), 0);
   EXPECT_EQ(output.l2_flag(), 0);
   RecordProperty("messages_per_direction", std::to_string(total));
+  if (total < (uint64_t{1} << 32) + WrapRun::Params().depth) {
+    GTEST_SKIP() << "SPSQ_WRAP_MESSAGES=" << total
+                 << ": a shortened run does not cross 2^32 and proves nothing about the wrap";
+  }
 }
 
 }  // namespace

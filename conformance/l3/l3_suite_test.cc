@@ -272,7 +272,8 @@ struct Hostile {
 
 TEST_F(L3Suite, HostileOutputsPoisonL3) {
   SPSQ_CLAUSES("S4.POISON.1", "S4.POISON.2", "S4.POISON.3", "S4.POISON.4", "S2.STOP.1",
-               "S2.ZERO.2", "W.SEQ.1", "W.DIR.1", "W.ARENA.3", "S2.POISON.1");
+               "S2.ZERO.2", "W.SEQ.1", "W.DIR.1", "W.ARENA.3", "S2.POISON.1", "S4.POISON.6",
+               "AMB.KINDS");
   const wire::Layout& l = layout();
   const Hostile cases[] = {
       {"seq 0", {0, wire::kData, 0, 0}, wire::kInvalidDescriptor},
@@ -394,6 +395,201 @@ TEST_F(L3Suite, LivenessSweepsInBothDirections) {
       }
     }
   }
+}
+
+TEST_F(L3Suite, InputDescriptorsOnTheWire) {
+  SPSQ_CLAUSES("S2.DESC.1", "W.DESC.1", "S2.SEQ.1", "S2.OFF.1", "S2.ZERO.1", "S2.OPC.1",
+               "S2.OPC.2", "S2.OPC.3", "W.ENUM.1", "W.LAYOUT.2", "S3.CTR.2");
+  const uint64_t sizes[] = {5, 0, 40, 1, 0, 63, 7, 9, 100};
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+    const auto b = Bytes(sizes[i], static_cast<uint8_t>(i));
+    ASSERT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk) << i;
+    uint8_t raw[32];
+    region().memory().read(layout().input_slot(i), raw, 32);
+    const wire::Descriptor d = wire::decode_descriptor(raw);
+    EXPECT_EQ(raw[0], static_cast<uint8_t>(i + 1)) << "seq little-endian at byte 0";
+    EXPECT_EQ(d.seq, i + 1);
+    EXPECT_EQ(d.opcode, 1u) << "DATA is 1";
+    EXPECT_EQ(d.nbytes, sizes[i]);
+    if (sizes[i] == 0) {
+      EXPECT_EQ(d.offset, 0u) << "zero-byte: offset 0";
+    }
+    Message m;  // the model judges offsets (relative to the payload base) and order
+    ASSERT_TRUE(peer().poll_input(&m)) << i;
+    EXPECT_EQ(m.payload, b);
+    peer().release_inputs(1);
+  }
+  ASSERT_EQ(l3().try_request_stop(), L3Status::kOk);
+  uint8_t raw[32];
+  region().memory().read(layout().input_slot(9), raw, 32);
+  EXPECT_EQ(wire::decode_descriptor(raw).opcode, 2u) << "STOP is 2";
+  // Golden layout vectors, from L3's side.
+  const uint64_t golden[4][7] = {{1, 64, 64, 32, 64, 128, 192},
+                                 {4, 128, 192, 128, 256, 384, 576},
+                                 {8, 192, 64, 256, 512, 704, 768},
+                                 {2, 64, 128, 64, 128, 192, 320}};
+  for (const auto& g : golden) {
+    QueueParams p;
+    p.depth = g[0];
+    p.input_arena = g[1];
+    p.output_arena = g[2];
+    Rebuild(p);
+    const LayoutFields l = l3().layout();
+    EXPECT_EQ(l.output_ring, g[3]);
+    EXPECT_EQ(l.input_arena, g[4]);
+    EXPECT_EQ(l.output_arena, g[5]);
+    EXPECT_EQ(l.payload_bytes, g[6]);
+  }
+}
+
+TEST_F(L3Suite, InvalidBindingsAreRejected) {
+  SPSQ_CLAUSES("S2.DEPTH.2", "S2.ARENA.3");
+  struct Bad {
+    const char* name;
+    int scalar;
+    uint64_t value;
+  } cases[] = {{"depth 3", 7, 3}, {"depth 0", 7, 0}, {"depth 2^31", 7, uint64_t{1} << 31},
+               {"input arena 65", 8, 65}, {"output arena 0", 9, 0}};
+  for (const Bad& c : cases) {
+    auto s = region().scalars();
+    s[c.scalar] = c.value;
+    std::unique_ptr<L3Adapter> other = make_l3_adapter();
+    const size_t mark = log().mark();
+    const bool opened = other->open(s.data(), s.size(), region().view(), &VirtualClock::now_ns);
+    EXPECT_FALSE(opened && other->live()) << c.name << " accepted";
+    EXPECT_EQ(log().shared_accesses_since(mark), 0u) << c.name;
+  }
+  EXPECT_EQ(l3_flag(), 0);
+}
+
+TEST_F(L3Suite, SignalsSitOnTheirSlotsWithTheirWriters) {
+  SPSQ_CLAUSES("S3.SIG.2", "S3.SIG.3", "S3.SIG.4", "S3.SIG.5", "S3.SIG.6", "S3.SIG.7",
+               "S3.PUB.5", "S2.ARENA.1");
+  if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
+  for (uint64_t i = 0; i < layout().depth; ++i) ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+  EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);  // reads the input head
+  Outputs(1);
+  const size_t mark = log().mark();
+  L3Message m;
+  ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
+  const size_t tail_read = log().find([](const spsq_conf::Access& a) {
+    return (a.kind == AccessKind::kTest || a.kind == AccessKind::kWait) && a.offset == 128;
+  }, mark);
+  const uint64_t slot = layout().output_slot(0);
+  const size_t desc_read = log().find([slot](const spsq_conf::Access& a) {
+    return a.kind == AccessKind::kRead && a.offset <= slot && a.offset + a.nbytes >= slot + 32;
+  }, mark);
+  ASSERT_NE(tail_read, AccessLog::npos) << log().dump(mark);
+  ASSERT_NE(desc_read, AccessLog::npos) << log().dump(mark);
+  EXPECT_LT(tail_read, desc_read);
+  EXPECT_EQ(peer().counter(wire::kOutputHead), 0) << "head before release";
+  ASSERT_EQ(l3().release(m), L3Status::kOk);
+  EXPECT_EQ(peer().counter(wire::kOutputHead), 1);
+  L3Message wait;
+  EXPECT_EQ(l3().peek(1000, &wait), L3Status::kTimedOut);  // samples the peer flag
+  peer().set_output_tail(-1);
+  EXPECT_EQ(l3().try_peek(&wait), L3Status::kFailed);  // raises the initiator flag
+  bool touched[6] = {};
+  for (const auto& a : log().entries()) {
+    if (a.part != RegionMemory::kCounter || !a.is_shared_access()) continue;
+    ASSERT_EQ(a.offset % 64, 0u);
+    touched[a.offset / 64] = true;
+  }
+  EXPECT_TRUE(touched[0]) << "S3.SIG.2: L3 publishes the input tail at 0";
+  EXPECT_TRUE(touched[1]) << "S3.SIG.3: L3 reads the input head at 64";
+  EXPECT_TRUE(touched[2]) << "S3.SIG.4: L3 reads the output tail at 128";
+  EXPECT_TRUE(touched[3]) << "S3.SIG.5: L3 publishes the output head at 192";
+  EXPECT_TRUE(touched[4]) << "S3.SIG.6: L3 raises its flag at 256";
+  EXPECT_TRUE(touched[5]) << "S3.SIG.7: L3 samples the peer flag at 320";
+}
+
+TEST_F(L3Suite, FailedSharedMutationPoisons) {
+  SPSQ_CLAUSES("S4.POISON.7", "S4.POISON.8", "W.VIEW.2");
+  if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
+  for (ViewCall call : {ViewCall::kWrite, ViewCall::kNotify}) {
+    Rebuild(QueueParams());
+    region().view_state().sticky_faults = false;  // the flag can still be raised
+    region().faults().arm(call, 1);
+    const auto b = Bytes(16, 1);
+    EXPECT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kFailed) << view_call_name(call);
+    ASSERT_TRUE(region().faults().fired());
+    ExpectPoisoned(wire::kEndpointError, view_call_name(call));
+    EXPECT_EQ(peer().counter(wire::kInputTail), 0) << "published after a failed write";
+  }
+}
+
+TEST_F(L3Suite, BlockingCallSamplesThePeerFlag) {
+  SPSQ_CLAUSES("OPEN.ABORTSAMPLE");
+  Outputs(1);
+  peer().set_peer_flag(1);
+  L3Message m;
+  const L3Status first = l3().peek(1000, &m);
+  Rebuild(QueueParams());
+  peer().set_peer_flag(1);
+  const uint64_t t0 = VirtualClock::peek();
+  EXPECT_EQ(l3().peek(1000, &m), L3Status::kFailed);
+  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted);
+  const uint64_t waited = VirtualClock::peek() - t0;
+  EXPECT_LE(waited, 1000u);
+  if (first == L3Status::kOk && waited == 1000) {
+    SPSQ_READING("OPEN.ABORTSAMPLE", "A", "L3: flag sampled only after the wait expired");
+  } else {
+    SPSQ_READING("OPEN.ABORTSAMPLE", "B", "L3: flag sampled early");
+  }
+}
+
+TEST_F(L3Suite, TheSectionFiveScenarioFromL3) {
+  SPSQ_CLAUSES("S5.EX.3", "S5.EX.9", "S2.SEQ.2");
+  auto header = [](uint64_t id, uint64_t a, uint64_t b) {
+    std::vector<uint8_t> h(64, 0);
+    wire::store_le64(h.data(), id);
+    wire::store_le64(h.data() + 8, a);
+    wire::store_le64(h.data() + 16, b);
+    return h;
+  };
+  // An initial pair of DATA inputs (request ids 0, 0).
+  for (uint64_t mode : {1, 2}) {
+    const auto h = header(0, mode, 0);
+    ASSERT_EQ(l3().try_enqueue(h.data(), h.size()), L3Status::kOk);
+  }
+  Message in;
+  ASSERT_TRUE(peer().poll_input(&in));
+  ASSERT_TRUE(peer().poll_input(&in));
+  for (uint64_t kind : {20, 10, 11}) {
+    const auto h = header(0, kind, 0);
+    ASSERT_EQ(peer().publish_data(h), Enqueue::kOk);
+  }
+  peer().release_inputs(2);
+  // L3 drains the three outputs.
+  std::vector<uint8_t> buf(64);
+  std::vector<uint64_t> kinds;
+  L3Message m;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(l3().dequeue_into(buf.data(), buf.size(), 1000, &m), L3Status::kOk);
+    kinds.push_back(wire::load_le64(buf.data() + 8));
+    EXPECT_EQ(m.seq, static_cast<uint64_t>(i + 1));
+  }
+  // Another pair (request ids 0 and 7), then STOP.
+  for (uint64_t id : {0, 7}) {
+    const auto h = header(id, 3, 0);
+    ASSERT_EQ(l3().try_enqueue(h.data(), h.size()), L3Status::kOk);
+  }
+  ASSERT_EQ(l3().request_stop(1000), L3Status::kOk);
+  Message a, b, stop;
+  ASSERT_TRUE(peer().poll_input(&a));
+  ASSERT_TRUE(peer().poll_input(&b));
+  ASSERT_TRUE(peer().poll_input(&stop));
+  EXPECT_EQ(stop.opcode, wire::kStop);
+  const auto combined = header(wire::load_le64(a.payload.data()), 30, wire::load_le64(b.payload.data()));
+  ASSERT_EQ(peer().publish_data(combined), Enqueue::kOk);
+  peer().release_inputs(3);
+  ASSERT_EQ(l3().dequeue_into(buf.data(), buf.size(), 1000, &m), L3Status::kOk);
+  kinds.push_back(wire::load_le64(buf.data() + 8));
+  EXPECT_EQ(m.seq, 4u) << "the transport seq, not a request id";
+  EXPECT_EQ(wire::load_le64(buf.data()), 0u);
+  EXPECT_EQ(wire::load_le64(buf.data() + 16), 7u);
+  EXPECT_EQ(kinds, (std::vector<uint64_t>{20, 10, 11, 30}));
+  ExpectHealthy("scenario");
 }
 
 }  // namespace

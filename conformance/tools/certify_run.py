@@ -238,8 +238,13 @@ def main(argv):
         print(md.split("\n| clause |")[0])
     else:
         sys.stdout.write(md)
-    print("\nreport: %s\npackage: %s" % (os.path.join(out, "report.md"),
-                                          os.path.join(out, args.name + "-package.tar.gz")))
+    shown = out
+    if os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") and os.environ.get("TEST_TARGET"):
+        # Under bazel test the sandbox path is gone afterwards; name the kept copy.
+        shown = "bazel-testlogs/%s/test.outputs/ (outputs.zip)/%s" % (
+            os.environ["TEST_TARGET"].lstrip("/").replace(":", "/"), args.name)
+    print("\nreport: %s\npackage: %s" % (os.path.join(shown, "report.md"),
+                                          os.path.join(shown, args.name + "-package.tar.gz")))
     print("summary: " + ", ".join("%s %d" % (k, summary[k]) for k in V.ORDER))
 
     status = 0
