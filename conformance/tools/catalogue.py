@@ -128,4 +128,6 @@ def not_applicable_reason(clause, role="L2"):
         return "binds the L3 queue; judged by the L3 certification"
     if clause["surface"] == "l2-view":
         return "binds L2's RegionInstanceView; judged by the L2 certification"
+    if clause["role"] == "both":
+        return "binds the queue endpoints; judged by the L2 and L3 certifications"
     return "binds the L2 endpoint; judged by the L2 certification"

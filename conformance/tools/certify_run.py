@@ -239,7 +239,8 @@ def main(argv):
     else:
         sys.stdout.write(md)
     shown = out
-    if os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") and os.environ.get("TEST_TARGET"):
+    if (os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") and os.environ.get("TEST_TARGET") and
+            not os.environ.get("BUILD_WORKSPACE_DIRECTORY")):
         # Under bazel test the sandbox path is gone afterwards; name the kept copy.
         shown = "bazel-testlogs/%s/test.outputs/ (outputs.zip)/%s" % (
             os.environ["TEST_TARGET"].lstrip("/").replace(":", "/"), args.name)
