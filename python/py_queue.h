@@ -1,0 +1,36 @@
+// The Python WorkerChipQueue: queue.input, queue.output, Message, layout,
+// chip_task_arg_scalars(), region and free(), over the C++ L3 queue.
+//
+// Every call on one queue is serialized by the queue's lock (the C++ handle
+// is single-threaded) and runs with the GIL released, so a call blocked for
+// its timeout never stalls other Python threads. Arguments are converted and
+// checked first, with the GIL held and before the queue is touched.
+#ifndef SPSQ_PYTHON_PY_QUEUE_H_
+#define SPSQ_PYTHON_PY_QUEUE_H_
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <mutex>
+
+#include "l3/worker_chip_queue.h"
+
+namespace spsq_python {
+
+struct QueueBox {
+  std::mutex mu;
+  std::unique_ptr<spsc_queue::WorkerChipQueue> queue;  // never null
+};
+
+void bind_queue(pybind11::module_& m);
+
+// The Python object for a queue the orchestrator created.
+pybind11::object wrap_queue(std::unique_ptr<spsc_queue::WorkerChipQueue> queue);
+
+// Number of threads inside a blocking queue call right now (GIL released,
+// queue lock held). Lets a test see that a blocked call has let go of the GIL.
+int blocked_calls();
+
+}  // namespace spsq_python
+
+#endif  // SPSQ_PYTHON_PY_QUEUE_H_
