@@ -2,6 +2,7 @@
 
 #include <iterator>
 
+#include "examples/workers/l3/worker_chip_message_queue/l2_orchestration.h"
 #include "python/test_l2.h"
 
 namespace spsq_python {
@@ -14,6 +15,9 @@ const RegisteredL2 kRegistry[] = {
      "DATA in -> application ERROR out carrying the input bytes, until STOP"},
     {{"abort_raiser", &abort_raiser_l2},
      "acquires one input, releases a forged handle: L2 poisons and raises its abort flag"},
+    {worker_chip_message_queue::kWorkerChipMessageQueueL2,
+     "the shipped example's persistent L2 (spec section 5): holds, reorders and combines "
+     "64-byte-header + 128x128 float32 tile messages; scalar 10 = flags"},
     {{"fill_output", &fill_output_l2},
      "publishes outputs until the output ring or arena is full, then returns"},
 };
