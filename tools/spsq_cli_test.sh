@@ -31,5 +31,7 @@ check wrong-minor 1 'minor' "$SPSQ" decode-binding 0x5350535100010001 0 7 4096 5
 check zero-txn 1 'transaction_id is zero' "$SPSQ" decode-binding $MV 0 0 4096 576 8192 384 4 128 192
 check layout-mismatch 1 'payload_bytes 577, layout needs 576' "$SPSQ" decode-binding $MV 0 7 4096 577 8192 384 4 128 192
 check bad-scalar 2 "scalar 3 'zz' is not" "$SPSQ" decode-binding $MV 0 7 zz 576 8192 384 4 128 192
+check inspect-usage 2 "" "$SPSQ" inspect
+check help-lists-inspect 0 "spsq inspect DUMP" "$SPSQ" help
 if [[ $fails -ne 0 ]]; then echo "$fails checks failed"; exit 1; fi
 echo "all spsq CLI checks passed"

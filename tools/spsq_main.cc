@@ -1,6 +1,7 @@
 // spsq: inspect SPSQ wire facts from the command line.
 //   spsq layout --depth D --input-arena N --output-arena M [--json]
 //   spsq decode-binding S0 ... S9
+//   spsq inspect DUMP --depth D --input-arena N --output-arena M [--json]
 // Bad command-line input: one line on stderr, exit status 2.
 #include <cerrno>
 #include <cinttypes>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "common/spsq_wire.h"
+#include "tools/inspect/inspect.h"
 
 namespace {
 
@@ -27,6 +29,8 @@ void print_help() {
       "      print every offset and size of the queue layout\n"
       "  spsq decode-binding S0 S1 ... S9\n"
       "      validate ten binding scalars (decimal or 0x hex) and print the fields\n"
+      "  spsq inspect DUMP --depth D --input-arena N --output-arena M [--json]\n"
+      "      decode a region dump (payload bytes, then the 384 counter bytes)\n"
       "exit status: 0 ok, 1 the input is not a valid layout or binding, 2 usage error\n");
 }
 
@@ -209,5 +213,6 @@ int main(int argc, char** argv) {
   }
   if (cmd == "layout") return cmd_layout(argc - 2, argv + 2);
   if (cmd == "decode-binding") return cmd_decode_binding(argc - 2, argv + 2);
+  if (cmd == "inspect") return spsq_tools::inspect_main(argc - 1, argv + 1);
   return usage_error("unknown command '" + cmd + "'");
 }
