@@ -11,11 +11,13 @@
 #include <string>
 
 #include "common/spsq_wire.h"
+#include "tools/cli_parse.h"
 #include "tools/inspect/inspect.h"
 
 namespace {
 
 using spsc_queue::SpscQueueLayout;
+using spsq_tools::parse_u64;
 
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "spsq: %s (see 'spsq help')\n", what.c_str());
@@ -32,26 +34,6 @@ void print_help() {
       "  spsq inspect DUMP --depth D --input-arena N --output-arena M [--json]\n"
       "      decode a region dump (payload bytes, then the 384 counter bytes)\n"
       "exit status: 0 ok, 1 the input is not a valid layout or binding, 2 usage error\n");
-}
-
-// Parses a full decimal or 0x-hex uint64; rejects signs, junk and overflow.
-bool parse_u64(const char* text, uint64_t* out) {
-  if (text == nullptr || *text == '\0' || *text == '-' || *text == '+' || *text == ' ') {
-    return false;
-  }
-  int base = 10;
-  const char* digits = text;
-  if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    digits = text + 2;
-    if (*digits == '\0') return false;
-  }
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(digits, &end, base);
-  if (errno != 0 || end == digits || *end != '\0') return false;
-  *out = static_cast<uint64_t>(v);
-  return true;
 }
 
 struct Field {

@@ -70,13 +70,7 @@ class WorkerChipQueueOutput {
     const SpscQueueOperation op = SpscQueueOperation::L3_OUTPUT_READ;
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
-    if (!is_active(m)) {
-      core_->state().poison(SpscQueueErrorKind::OWNERSHIP, op,
-                            "read with a handle that is not the active output message "
-                            "(seq %" PRIu64 ", active seq %" PRIu64 ")",
-                            m.seq, has_active_ ? active_.seq : 0);
-      return core_->failed();
-    }
+    if (!is_active(m)) return foreign_handle(m, op, "read");
     if (m.payload_nbytes > buffer_bytes || (m.payload_nbytes != 0 && buffer == nullptr)) {
       return core_->reject(op, "buffer of %" PRIu64 " bytes%s cannot hold the %" PRIu64
                            "-byte message at seq %" PRIu64,
@@ -84,17 +78,11 @@ class WorkerChipQueueOutput {
                            m.seq);
     }
     if (m.payload_nbytes != 0) {
-      RegionPayloadSpan span{};
-      if (!core_->state().view().payload().read(active_.payload_offset, active_.payload_nbytes,
-                                                span) ||
-          span.local_addr == nullptr || span.nbytes < active_.payload_nbytes) {
-        core_->state().poison(SpscQueueErrorKind::ENDPOINT_ERROR, op,
-                              "payload read of [%" PRIu64 ", +%" PRIu64 ") failed: %s",
-                              active_.payload_offset, active_.payload_nbytes,
-                              core_->state().view().error().message);
+      uint8_t* bytes = nullptr;
+      if (!core_->state().map_payload(active_.payload_offset, active_.payload_nbytes, op, &bytes)) {
         return core_->failed();
       }
-      std::memcpy(buffer, span.local_addr, active_.payload_nbytes);
+      std::memcpy(buffer, bytes, active_.payload_nbytes);
     }
     return core_->ok();
   }
@@ -104,13 +92,7 @@ class WorkerChipQueueOutput {
     const SpscQueueOperation op = SpscQueueOperation::L3_OUTPUT_RELEASE;
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
-    if (!is_active(m)) {
-      core_->state().poison(SpscQueueErrorKind::OWNERSHIP, op,
-                            "release of a handle that is not the active output message "
-                            "(seq %" PRIu64 ", active seq %" PRIu64 ")",
-                            m.seq, has_active_ ? active_.seq : 0);
-      return core_->failed();
-    }
+    if (!is_active(m)) return foreign_handle(m, op, "release");
     if (!consumer_.release(m)) return core_->failed();
     has_active_ = false;
     return core_->ok();
@@ -149,6 +131,16 @@ class WorkerChipQueueOutput {
     return has_active_ && m.owner == active_.owner && m.seq == active_.seq &&
            m.opcode == active_.opcode && m.payload_offset == active_.payload_offset &&
            m.payload_nbytes == active_.payload_nbytes;
+  }
+
+  // Stale or foreign handle ownership is infrastructure poison (spec S4).
+  WorkerChipQueueStatus foreign_handle(const WorkerChipMessage& m, SpscQueueOperation op,
+                                       const char* what) {
+    core_->state().poison(SpscQueueErrorKind::OWNERSHIP, op,
+                          "%s with a handle that is not the active output message "
+                          "(seq %" PRIu64 ", active seq %" PRIu64 ")",
+                          what, m.seq, has_active_ ? active_.seq : 0);
+    return core_->failed();
   }
 
   WorkerChipQueueStatus finish_dequeue(const WorkerChipMessage& m, void* buffer,

@@ -12,6 +12,7 @@
 
 #include "conformance/harness/region_decoder.h"
 #include "conformance/harness/wire_model.h"
+#include "tools/cli_parse.h"
 
 namespace spsq_tools {
 namespace {
@@ -27,23 +28,6 @@ int usage_error(const std::string& what) {
   return 2;
 }
 
-bool parse_u64(const char* text, uint64_t* out) {
-  if (text == nullptr || *text == '\0' || *text == '-' || *text == '+' || *text == ' ') {
-    return false;
-  }
-  int base = 10;
-  const char* digits = text;
-  if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    digits = text + 2;
-  }
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(digits, &end, base);
-  if (errno != 0 || end == digits || *end != '\0') return false;
-  *out = v;
-  return true;
-}
 
 bool has_problems(const spsq_conf::DecodedRegion& r) {
   if (!r.problems.empty() || !r.layout_ok) return true;
