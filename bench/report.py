@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the SPSQ benchmarks with repetitions and prints one Markdown report.
+"""Runs the SPSQ benchmarks in rounds and prints one Markdown report.
 
 The report has: the machine, one table of ratios (SPSQ against every anchor
 and against the limits), the anchors' absolute numbers, the issue's targets
@@ -8,7 +8,7 @@ when valgrind is installed), and the cost of the harness itself (exec/s of
 every fuzzer, wall time of the conformance suite). Everything is measured,
 nothing is asserted: the exit status only says whether the run worked.
 
-Usage: tools/bench [--quick] [--repetitions N] [--min-time S] [--filter RE]
+Usage: tools/bench [--quick] [--rounds N] [--min-time S] [--filter RE]
                    [--fuzz-seconds S] [--skip-fuzz] [--skip-conformance]
                    [--skip-callgrind] [--out FILE]
 """
@@ -35,13 +35,13 @@ INFLIGHT = [1, 4]
 
 
 def log(msg):
-    print("[bench] " + msg, file=sys.stderr, flush=True)
+    print("[bench %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
 
 
-def bazel(output_base, args, capture=True, check=True):
+def bazel(output_base, args, capture=True, check=True, timeout=None):
     cmd = ["bazel", "--output_base=" + output_base] + args
     res = subprocess.run(cmd, cwd=ROOT, text=True, stdout=subprocess.PIPE if capture else None,
-                         stderr=subprocess.STDOUT if capture else None)
+                         stderr=subprocess.STDOUT if capture else None, timeout=timeout)
     if check and res.returncode != 0:
         tail = (res.stdout or "")[-3000:]
         raise RuntimeError("%s failed (exit %d)\n%s" % (" ".join(cmd), res.returncode, tail))
@@ -61,46 +61,80 @@ def size_name(n):
 
 # --- benchmark run ---------------------------------------------------------
 
-def run_benchmarks(binary, reps, min_time, bench_filter):
+def run_round(binary, min_time, bench_filter):
+    """One pass over every benchmark, in random order: {name: ns per message (median
+    batch)} and {name: error}."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
-    cmd = [binary, "--benchmark_repetitions=%d" % reps, "--benchmark_min_time=%g" % min_time,
-           "--benchmark_out=" + out, "--benchmark_out_format=json",
-           "--benchmark_enable_random_interleaving=true"]
+    cmd = [binary, "--benchmark_min_time=%g" % min_time, "--benchmark_out=" + out,
+           "--benchmark_out_format=json", "--benchmark_enable_random_interleaving=true"]
     if bench_filter:
         cmd.append("--benchmark_filter=" + bench_filter)
-    log("running " + " ".join(cmd[1:]))
     res = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if res.returncode != 0:
         raise RuntimeError("spsq_bench failed (exit %d): %s" % (res.returncode, res.stderr[-2000:]))
     with open(out) as f:
         data = json.load(f)
     os.unlink(out)
-    return data
-
-
-def medians(data):
-    """name -> {p50_ns, p10_ns, mean_items_per_second}: medians over repetitions of
-    each repetition's median (p10) batch time per message and of its plain mean
-    rate; plus name -> error message for benchmarks that reported one."""
-    runs, errors = {}, {}
+    ns, errors = {}, {}
     for b in data["benchmarks"]:
         if b.get("run_type") != "iteration":
             continue
         name = b.get("run_name", b["name"]).replace("/real_time", "")
         if b.get("error_occurred"):
             errors[name] = b.get("error_message", "error")
-            continue
-        runs.setdefault(name, []).append({
-            "p50_ns": b.get("ns_per_msg_p50", 0.0),
-            "p10_ns": b.get("ns_per_msg_p10", 0.0),
-            "mean_items_per_second": b.get("items_per_second", 0.0),
-        })
-    med = {}
-    for name, rs in runs.items():
-        med[name] = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
-        med[name]["reps"] = len(rs)
-    return med, errors
+        elif b.get("ns_per_msg_p50", 0) > 0:
+            ns[name] = b["ns_per_msg_p50"]
+    return ns, errors
+
+
+class Rounds:
+    """Per-round results. The two vCPUs of this VM move between host placements
+    whose cache-line round trip differs several-fold, so a ratio is only
+    meaningful between numbers taken close together: every ratio is the median
+    over rounds of the ratio within one round."""
+
+    def __init__(self):
+        self.rounds = []
+        self.errors = {}
+
+    def add(self, ns, errors):
+        self.rounds.append(ns)
+        self.errors.update(errors)
+
+    def ns(self, name):
+        vals = [r[name] for r in self.rounds if name in r]
+        return statistics.median(vals) if vals else None
+
+    def time_ratio(self, a, b):
+        """Median over rounds of time(a) / time(b)."""
+        vals = [r[a] / r[b] for r in self.rounds if a in r and b in r and r[b] > 0]
+        return statistics.median(vals) if vals else None
+
+    def rate_ratio(self, a, b):
+        """Median over rounds of throughput(a) / throughput(b)."""
+        t = self.time_ratio(a, b)
+        return None if not t else 1.0 / t
+
+    def split(self, name, factor=2.0, at_least=3):
+        """Splits the rounds in two by `name`'s time when its slowest round is more than
+        `factor` times its fastest and each side has `at_least` rounds: (near, far)
+        Rounds, or None for one regime (a lone stalled round is just an outlier)."""
+        lo_hi = self.spread(name)
+        if not lo_hi or lo_hi[1] <= factor * lo_hi[0]:
+            return None
+        cut = (lo_hi[0] * lo_hi[1]) ** 0.5
+        near, far = Rounds(), Rounds()
+        for r in self.rounds:
+            if name in r:
+                (near if r[name] <= cut else far).add(r, {})
+        if len(near.rounds) < at_least or len(far.rounds) < at_least:
+            return None
+        return near, far
+
+    def spread(self, name):
+        vals = [r[name] for r in self.rounds if name in r]
+        return (min(vals), max(vals)) if vals else None
 
 
 # --- callgrind instructions per message -----------------------------------
@@ -192,27 +226,38 @@ def run_fuzzers(output_base, seconds):
     return rows
 
 
-def time_conformance(output_base):
-    log("conformance: build")
-    build = bazel(output_base, ["build", "//conformance/..."], check=False)
-    if build.returncode != 0:
-        return None, "does not build yet"
+def time_conformance(output_base, build_timeout):
+    """Wall time of `bazel test //conformance/...` with the build done beforehand and
+    test results not cached. Targets that do not build yet are skipped and named."""
+    log("conformance: build (up to %ds)" % build_timeout)
+    try:
+        build = bazel(output_base, ["build", "--keep_going", "//conformance/..."], check=False,
+                      timeout=build_timeout)
+    except subprocess.TimeoutExpired:
+        return None, "build took over %ds; not timed" % build_timeout
+    if build.returncode not in (0, 1):
+        return None, "does not build yet (exit %d)" % build.returncode
     log("conformance: test")
     start = time.monotonic()
-    res = bazel(output_base, ["test", "--nocache_test_results", "//conformance/..."], check=False)
+    res = bazel(output_base, ["test", "--keep_going", "--nocache_test_results", "//conformance/..."],
+                check=False)
     wall = time.monotonic() - start
-    m = re.search(r"Executed (\d+) out of (\d+) tests?: (.*)", res.stdout)
     if res.returncode == 4 or "No test targets were found" in res.stdout:
         return None, "no test targets yet"
+    m = re.search(r"Executed (\d+) out of (\d+) tests?: (.*)", res.stdout)
     note = m.group(0) if m else "exit %d" % res.returncode
-    if res.returncode != 0:
+    broken = sorted(set(re.findall(r"^(//conformance\S+)\s+(?:FAILED TO BUILD|NO STATUS)",
+                                   res.stdout, re.M)))
+    if broken:
+        note += "; not built yet: " + ", ".join(broken)
+    elif res.returncode != 0:
         note += " (suite not green)"
     return wall, note
 
 
 # --- report ----------------------------------------------------------------
 
-def machine_facts(reps, min_time):
+def machine_facts(rounds, min_time):
     cpu = "?"
     try:
         with open("/proc/cpuinfo") as f:
@@ -228,9 +273,9 @@ def machine_facts(reps, min_time):
         "cpu: %s, %d online CPUs; kernel %s" % (cpu, os.cpu_count() or 0, platform.release()),
         "load average at start: %.2f %.2f %.2f" % os.getloadavg(),
         "build: g++ %s, bazel -c opt --copt=-DNDEBUG" % gcc,
-        "runs: %d repetitions, min time %gs each, random interleaving; every number is the "
-        "median over repetitions of the median batch (streams: 64..4096 messages per batch, "
-        "round trips: 32), so preemption stalls of this shared VM do not count" % (reps, min_time),
+        "runs: %d rounds, each every benchmark once for >= %gs in random order; a benchmark's "
+        "number in a round is its median batch (streams: 64..4096 messages per batch, round "
+        "trips: 32), so preemption stalls of this shared VM do not count" % (rounds, min_time),
         "queues: depth 64, 1 MiB arena per direction; anchors hold min(64, 1 MiB / size) messages",
     ]
 
@@ -255,102 +300,112 @@ def fmt_ratio(x):
     return "n/a" if x is None else "%.2f" % x
 
 
-def get(med, name, key):
-    """key: "rate" (messages/s), "bytes" (bytes/s, name ends in the size) or "ns"
-    (per message or round trip), all from the median batch; or a raw field."""
-    m = med.get(name)
-    if m is None or m.get("p50_ns", 0) <= 0:
-        return None
-    if key == "ns":
-        return m["p50_ns"]
-    if key == "rate":
-        return 1e9 / m["p50_ns"]
-    if key == "bytes":
-        return 1e9 / m["p50_ns"] * int(name.rsplit("/", 1)[1])
-    return m[key]
+def rate_of(res, name):
+    t = res.ns(name)
+    return None if not t else 1e9 / t
 
 
-def div(a, b):
-    return None if a is None or b in (None, 0) else a / b
+def bytes_of(res, name):
+    r = rate_of(res, name)
+    return None if r is None else r * int(name.rsplit("/", 1)[1])
 
 
-def build_report(med, errors, facts, ir_rows, fuzz_rows, conformance):
+def build_report(res, facts, ir_rows, fuzz_rows, conformance):
     out = ["# SPSQ benchmark report", ""]
     out += ["- " + f for f in facts]
     out += ["", "## Ratios", "",
             "Streaming rows: throughput ratio SPSQ / anchor (higher is better; 1.00 = as fast). "
             "Round-trip rows: time ratio SPSQ / anchor (lower is better). The limit is one "
-            "`memcpy` per message for streams and one bounced cache line for round trips.", "",
+            "`memcpy` per message for streams and one bounced cache line for round trips. "
+            "Each ratio is the median over rounds of the ratio within a round; the SPSQ "
+            "column is the median over rounds.", "",
             "| workload | MaxInflight | SPSQ | vs boost | vs moodycamel | vs ring | vs limit |",
             "|---|---|---|---|---|---|---|"]
     for direction, label in (("l3_to_l2", "stream L3->L2"), ("l2_to_l3", "stream L2->L3")):
         for n in STREAM_SIZES:
             for m in INFLIGHT:
                 name = "stream/%s/spsq_m%d/%d" % (direction, m, n)
-                rate = get(med, name, "rate")
-                cells = [fmt_ratio(div(rate, get(med, "stream/oneway/%s/%d" % (a, n),
-                                                  "rate"))) for a in ANCHORS]
-                limit = div(rate, get(med, "limit/memcpy/%d" % n, "rate"))
-                shown = fmt_rate(rate) if n < 4096 else "%s (%s)" % (
-                    fmt_rate(rate), fmt_gbs(get(med, name, "bytes")))
-                if name in errors:
-                    shown = "failed: " + errors[name]
+                cells = [fmt_ratio(res.rate_ratio(name, "stream/oneway/%s/%d" % (a, n)))
+                         for a in ANCHORS]
+                limit = res.rate_ratio(name, "limit/memcpy/%d" % n)
+                shown = fmt_rate(rate_of(res, name)) if n < 4096 else "%s (%s)" % (
+                    fmt_rate(rate_of(res, name)), fmt_gbs(bytes_of(res, name)))
+                if name in res.errors:
+                    shown = "failed: " + res.errors[name]
                 out.append("| %s %s | %d | %s | %s | %s |" % (
                     label, size_name(n), m, shown, " | ".join(cells), fmt_ratio(limit)))
     for n in ROUND_TRIP_SIZES:
         for m in INFLIGHT:
             name = "roundtrip/spsq_m%d/%d" % (m, n)
-            t = get(med, name, "ns")
-            cells = [fmt_ratio(div(t, get(med, "roundtrip/%s/%d" % (a, n), "ns")))
-                     for a in ANCHORS]
-            limit = div(t, get(med, "limit/cacheline", "ns"))
-            shown = "failed: " + errors[name] if name in errors else fmt_ns(t)
+            cells = [fmt_ratio(res.time_ratio(name, "roundtrip/%s/%d" % (a, n))) for a in ANCHORS]
+            limit = res.time_ratio(name, "limit/cacheline")
+            shown = "failed: " + res.errors[name] if name in res.errors else fmt_ns(res.ns(name))
             out.append("| round trip L3->L2->L3 %s | %d | %s | %s | %s |" % (
                 size_name(n), m, shown, " | ".join(cells), fmt_ratio(limit)))
 
-    out += ["", "## Anchors (absolute medians)", "",
+    out += ["", "## Anchors (medians over rounds)", "",
             "| anchor | " + " | ".join(size_name(n) for n in STREAM_SIZES) + " |",
             "|---|" + "---|" * len(STREAM_SIZES)]
     for a in ANCHORS:
         out.append("| %s stream | %s |" % (a, " | ".join(
-            fmt_rate(get(med, "stream/oneway/%s/%d" % (a, n), "rate"))
-            for n in STREAM_SIZES)))
+            fmt_rate(rate_of(res, "stream/oneway/%s/%d" % (a, n))) for n in STREAM_SIZES)))
     out.append("| memcpy (limit) | %s |" % " | ".join(
-        "%s (%s)" % (fmt_rate(get(med, "limit/memcpy/%d" % n, "rate")),
-                     fmt_gbs(get(med, "limit/memcpy/%d" % n, "bytes")))
+        "%s (%s)" % (fmt_rate(rate_of(res, "limit/memcpy/%d" % n)),
+                     fmt_gbs(bytes_of(res, "limit/memcpy/%d" % n)))
         for n in STREAM_SIZES))
     for a in ANCHORS:
         out.append("| %s round trip | %s |" % (a, " | ".join(
-            fmt_ns(get(med, "roundtrip/%s/%d" % (a, n), "ns")) if n in ROUND_TRIP_SIZES
-            else "-" for n in STREAM_SIZES)))
-    out.append("| cache-line ping-pong (limit) | %s |" % fmt_ns(get(med, "limit/cacheline", "ns")))
-    if errors:
+            fmt_ns(res.ns("roundtrip/%s/%d" % (a, n))) if n in ROUND_TRIP_SIZES else "-"
+            for n in STREAM_SIZES)))
+    out.append("| cache-line ping-pong (limit) | %s |" % fmt_ns(res.ns("limit/cacheline")))
+    if res.errors:
         out += ["", "Benchmarks that reported an error (not timed):", ""]
-        out += ["- `%s`: %s" % (k, v) for k, v in sorted(errors.items())]
+        out += ["- `%s`: %s" % (k, v) for k, v in sorted(res.errors.items())]
 
-    out += ["", "## Targets (issue 8)", "", "| target | variant | measured | verdict |",
-            "|---|---|---|---|"]
-    cl = get(med, "limit/cacheline", "ns")
+    out += ["", "## Targets (issue 8)", ""]
+    regimes = [("all rounds", res)]
+    halves = res.split("limit/cacheline")
+    if halves:
+        for label, h in zip(("near", "far"), halves):
+            regimes.append(("%s rounds (%d, cache line %s)" % (
+                label, len(h.rounds), fmt_ns(h.ns("limit/cacheline"))), h))
+        out += ["The cache-line round trip fell into two groups across rounds (the host moved "
+                "the vCPUs); the targets are shown for all rounds and for each group.", ""]
+    out += ["| target | variant | " + " | ".join(r[0] for r in regimes) + " |",
+            "|---|---|" + "---|" * len(regimes)]
+
+    def row(target, variant, ratio_fn, ok):
+        cells = []
+        for _, r in regimes:
+            x = ratio_fn(r)
+            cells.append("%s %s" % (fmt_ratio(x), verdict(x, ok)))
+        out.append("| %s | %s | %s |" % (target, variant, " | ".join(cells)))
+
     for m in INFLIGHT:
-        r = div(get(med, "roundtrip/spsq_m%d/64" % m, "ns"), cl)
-        out.append("| 64 B round trip <= 2.0x cache-line ping-pong | M=%d | %s | %s |" % (
-            m, fmt_ratio(r), verdict(r, lambda x: x <= 2.0)))
-    boost64 = get(med, "stream/oneway/boost/64", "rate")
-    mem64k = get(med, "limit/memcpy/65536", "bytes")
+        row("64 B round trip <= 2.0x cache-line ping-pong", "M=%d" % m,
+            lambda r, m=m: r.time_ratio("roundtrip/spsq_m%d/64" % m, "limit/cacheline"),
+            lambda x: x <= 2.0)
     for direction, label in (("l3_to_l2", "L3->L2"), ("l2_to_l3", "L2->L3")):
         for m in INFLIGHT:
-            r = div(get(med, "stream/%s/spsq_m%d/64" % (direction, m), "rate"), boost64)
-            out.append("| 64 B streaming >= 0.5x boost spsc_queue | %s M=%d | %s | %s |" % (
-                label, m, fmt_ratio(r), verdict(r, lambda x: x >= 0.5)))
+            row("64 B streaming >= 0.5x boost spsc_queue", "%s M=%d" % (label, m),
+                lambda r, d=direction, m=m: r.rate_ratio("stream/%s/spsq_m%d/64" % (d, m),
+                                                         "stream/oneway/boost/64"),
+                lambda x: x >= 0.5)
     for direction, label in (("l3_to_l2", "L3->L2"), ("l2_to_l3", "L2->L3")):
         for m in INFLIGHT:
-            r = div(get(med, "stream/%s/spsq_m%d/65536" % (direction, m), "bytes"), mem64k)
-            out.append("| 64 KiB streaming >= 0.8x memcpy bandwidth | %s M=%d | %s | %s |" % (
-                label, m, fmt_ratio(r), verdict(r, lambda x: x >= 0.8)))
+            row("64 KiB streaming >= 0.8x memcpy bandwidth", "%s M=%d" % (label, m),
+                lambda r, d=direction, m=m: r.rate_ratio("stream/%s/spsq_m%d/65536" % (d, m),
+                                                         "limit/memcpy/65536"),
+                lambda x: x >= 0.8)
+    for a in ANCHORS:
+        row("(context, not a target) %s at 64 KiB vs memcpy" % a, "-",
+            lambda r, a=a: r.rate_ratio("stream/oneway/%s/65536" % a, "limit/memcpy/65536"),
+            lambda x: x >= 0.8)
 
     if ir_rows:
         out += ["", "## Instructions per message (callgrind, one thread sends then receives, 64 B)",
-                "", "Stable across runs and machine load; counts both ends' work per message.", "",
+                "", "Stable across runs and machine load; counts both ends' work per message. "
+                "`:poll` rows: one poll of an empty receiver.", "",
                 "| channel | Ir / message |", "|---|---|"]
         out += ["| %s | %s |" % (c, "n/a" if v is None else "%.0f" % v) for c, v in ir_rows]
 
@@ -375,52 +430,73 @@ def verdict(x, ok):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true",
-                   help="1 repetition, short runs, 2 s fuzzers: for trying the script")
-    p.add_argument("--repetitions", type=int, default=5)
-    p.add_argument("--min-time", type=float, default=0.5)
+                   help="2 short rounds, 2 s fuzzers: for trying the script")
+    p.add_argument("--rounds", type=int, default=15,
+                   help="passes over all benchmarks (default 15)")
+    p.add_argument("--min-time", type=float, default=0.1,
+                   help="seconds per benchmark per round (default 0.1)")
     p.add_argument("--filter", default="", help="benchmark regex (default: all)")
     p.add_argument("--fuzz-seconds", type=int, default=5)
     p.add_argument("--skip-fuzz", action="store_true")
     p.add_argument("--skip-conformance", action="store_true")
+    p.add_argument("--conformance-build-timeout", type=int, default=1800,
+                   help="seconds the conformance build may take before it is skipped")
     p.add_argument("--skip-callgrind", action="store_true")
     p.add_argument("--out", default="", help="also write the report to this file")
     args = p.parse_args()
     if args.quick:
-        args.repetitions, args.min_time, args.fuzz_seconds = 1, 0.05, 2
-    if args.repetitions < 1 or args.min_time <= 0 or args.fuzz_seconds < 1:
-        p.error("--repetitions, --min-time and --fuzz-seconds must be positive")
+        args.rounds, args.min_time, args.fuzz_seconds = 2, 0.03, 2
+    if args.rounds < 1 or args.min_time <= 0 or args.fuzz_seconds < 1:
+        p.error("--rounds, --min-time and --fuzz-seconds must be positive")
 
     cache = os.path.expanduser("~/.cache")
     ob = os.environ.get("SPSQ_BENCH_OUTPUT_BASE", os.path.join(cache, "bazel_ob_bench"))
     fuzz_ob = os.environ.get("SPSQ_BENCH_FUZZ_OUTPUT_BASE", os.path.join(cache, "bazel_ob_bench_fuzz"))
 
-    facts = machine_facts(args.repetitions, args.min_time)
+    facts = machine_facts(args.rounds, args.min_time)
     log("build (opt)")
     bazel(ob, ["build"] + OPT_FLAGS + ["//bench:spsq_bench", "//bench:hotpath"])
     bin_dir = bazel_bin(ob, OPT_FLAGS)
-    med, errors = medians(run_benchmarks(os.path.join(bin_dir, "bench", "spsq_bench"),
-                                         args.repetitions, args.min_time, args.filter))
+    res = Rounds()
+    for i in range(args.rounds):
+        log("round %d/%d" % (i + 1, args.rounds))
+        res.add(*run_round(os.path.join(bin_dir, "bench", "spsq_bench"), args.min_time,
+                           args.filter))
+    spread = res.spread("limit/cacheline")
+    if spread:
+        facts.append("cache-line round trip across rounds: %.0f..%.0f ns, median %.0f ns (the "
+                     "host moves the two vCPUs and stalls them; hence per-round ratios)"
+                     % (spread[0], spread[1], res.ns("limit/cacheline")))
 
-    ir_rows = []
+    # The report is rewritten after every phase, so a late failure loses nothing.
+    ir_rows, fuzz_rows, conformance = [], [("(pending)", None, "")], (None, "pending")
+
+    def emit(final=False):
+        report = build_report(res, facts, ir_rows, fuzz_rows, conformance)
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(report)
+        if final:
+            sys.stdout.write(report)
+
+    emit()
     if not args.skip_callgrind:
         if shutil.which("valgrind"):
-            for ch in ("spsq_in", "spsq_in_m4", "spsq_out", "ring", "boost", "moodycamel"):
+            for ch in ("spsq_in", "spsq_in_m4", "spsq_out", "ring", "boost", "moodycamel",
+                       "spsq_in:poll", "spsq_out:poll", "ring:poll"):
                 log("callgrind " + ch)
                 ir_rows.append((ch, instructions_per_message(
                     os.path.join(bin_dir, "bench", "hotpath"), ch, 64)))
         else:
             ir_rows.append(("(valgrind not installed)", None))
-
+    emit()
     fuzz_rows = [("(skipped)", None, "--skip-fuzz")] if args.skip_fuzz else run_fuzzers(
         fuzz_ob, args.fuzz_seconds)
-    conformance = (None, "skipped") if args.skip_conformance else time_conformance(ob)
-
-    report = build_report(med, errors, facts, ir_rows, fuzz_rows, conformance)
-    sys.stdout.write(report)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(report)
-    return 1 if errors else 0
+    emit()
+    conformance = (None, "skipped") if args.skip_conformance else time_conformance(
+        ob, args.conformance_build_timeout)
+    emit(final=True)
+    return 1 if res.errors else 0
 
 
 if __name__ == "__main__":
