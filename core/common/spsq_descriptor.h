@@ -16,14 +16,23 @@ struct SpscQueueDescriptor {
   uint64_t payload_nbytes;
 };
 
+// Spelled out byte by byte: compilers fold this into one load (plus a byte
+// swap on big-endian hosts) even at -O2, where a loop stays a loop.
 inline uint64_t load_le64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
+  return uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24 |
+         uint64_t{p[4]} << 32 | uint64_t{p[5]} << 40 | uint64_t{p[6]} << 48 |
+         uint64_t{p[7]} << 56;
 }
 
 inline void store_le64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+  p[0] = static_cast<uint8_t>(v);
+  p[1] = static_cast<uint8_t>(v >> 8);
+  p[2] = static_cast<uint8_t>(v >> 16);
+  p[3] = static_cast<uint8_t>(v >> 24);
+  p[4] = static_cast<uint8_t>(v >> 32);
+  p[5] = static_cast<uint8_t>(v >> 40);
+  p[6] = static_cast<uint8_t>(v >> 48);
+  p[7] = static_cast<uint8_t>(v >> 56);
 }
 
 // Bytes 0..31 of one slot.

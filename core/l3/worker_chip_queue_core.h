@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "common/spsq_clock.h"
@@ -65,13 +66,17 @@ class WorkerChipQueueCore {
   }
 
   // No progress: not an error; the message only explains the status.
+  // Every empty poll of a spinning caller lands here: constant text, no
+  // formatting; the identity travels in the numeric fields only.
   WorkerChipQueueStatus no_progress(WorkerChipQueueStatus status, SpscQueueOperation op,
                                     const char* what) {
-    SpscQueueError e;
-    e.op = op;
-    std::snprintf(e.message, sizeof(e.message), "%s", what);
-    stamp(&e);
-    last_error_ = e;
+    last_error_.kind = SpscQueueErrorKind::NONE;
+    last_error_.op = op;
+    std::strncpy(last_error_.message, what, sizeof(last_error_.message) - 1);
+    last_error_.message[sizeof(last_error_.message) - 1] = '\0';
+    last_error_.session_instance_id_bits = session_bits_;
+    last_error_.transaction_id = transaction_id_;
+    last_error_.has_identity = has_identity_;
     return status;
   }
 
@@ -80,8 +85,12 @@ class WorkerChipQueueCore {
     return WorkerChipQueueStatus::FAILED;
   }
 
+  // Every successful call: clear only what last_error() readers look at.
   WorkerChipQueueStatus ok() {
-    last_error_ = SpscQueueError{};
+    if (last_error_.kind != SpscQueueErrorKind::NONE || last_error_.message[0] != '\0' ||
+        last_error_.op != SpscQueueOperation::NONE) {
+      last_error_ = SpscQueueError{};
+    }
     return WorkerChipQueueStatus::OK;
   }
 
