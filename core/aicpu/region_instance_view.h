@@ -10,7 +10,9 @@
 #ifndef SPSQ_AICPU_REGION_INSTANCE_VIEW_H_
 #define SPSQ_AICPU_REGION_INSTANCE_VIEW_H_
 
+#include <cinttypes>
 #include <cstdint>
+#include <cstring>
 
 #include "aicpu/region_view_types.h"
 #include "common/spsq_clock.h"
@@ -79,5 +81,74 @@ class RegionInstanceView {
   bool failed_ = false;
   RegionViewError error_;
 };
+
+// The per-message calls are inline so they fold into the endpoint's hot path
+// (an out-of-line call per access was a fifth of the instructions per message).
+inline bool RegionInstanceView::check_range(const RegionPartLocalSpan& part,
+                                            const char* part_name, uint64_t offset,
+                                            uint64_t nbytes) {
+  if (failed_) return false;
+  if (offset > part.logical_bytes || nbytes > part.logical_bytes - offset) {
+    fail("%s access [%" PRIu64 ", +%" PRIu64 ") outside the %" PRIu64 "-byte part", part_name,
+         offset, nbytes, part.logical_bytes);
+    return false;
+  }
+  return true;
+}
+
+inline bool RegionInstanceView::Payload::read(uint64_t offset, uint64_t nbytes,
+                                              RegionPayloadSpan& out) {
+  if (!view_->check_range(view_->payload_, "payload read", offset, nbytes)) return false;
+  uint8_t* addr = reinterpret_cast<uint8_t*>(view_->payload_.base) + offset;
+  if (view_->hooks_.invalidate != nullptr) view_->hooks_.invalidate(addr, nbytes);
+  out.local_addr = addr;
+  out.nbytes = nbytes;
+  return true;
+}
+
+inline bool RegionInstanceView::Payload::write(uint64_t offset, const void* src, uint64_t nbytes) {
+  if (!view_->check_range(view_->payload_, "payload write", offset, nbytes)) return false;
+  if (src == nullptr && nbytes != 0) {
+    view_->fail("payload write of %" PRIu64 " bytes from a null source", nbytes);
+    return false;
+  }
+  uint8_t* addr = reinterpret_cast<uint8_t*>(view_->payload_.base) + offset;
+  if (addr != src && nbytes != 0) std::memmove(addr, src, nbytes);
+  if (view_->hooks_.flush != nullptr) view_->hooks_.flush(addr, nbytes);
+  return true;
+}
+
+inline int32_t* RegionInstanceView::Counter::slot(uint64_t offset, const char* what) {
+  if (!view_->check_range(view_->counter_, what, offset, sizeof(int32_t))) return nullptr;
+  if (offset % sizeof(int32_t) != 0) {
+    view_->fail("%s at offset %" PRIu64 " is not 4-byte aligned", what, offset);
+    return nullptr;
+  }
+  return reinterpret_cast<int32_t*>(view_->counter_.base + offset);
+}
+
+inline bool RegionInstanceView::Counter::notify(uint64_t offset, int32_t value, RegionNotifyOp op) {
+  int32_t* p = slot(offset, "counter notify");
+  if (p == nullptr) return false;
+  switch (op) {
+    case RegionNotifyOp::Set:
+      __atomic_store_n(p, value, __ATOMIC_RELEASE);
+      return true;
+    case RegionNotifyOp::Add:
+      __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL);
+      return true;
+  }
+  view_->fail("counter notify with unknown op %u", static_cast<unsigned>(op));
+  return false;
+}
+
+inline bool RegionInstanceView::Counter::test(uint64_t offset, int32_t cmp_value,
+                                              RegionWaitCmp cmp, RegionCounterSample& sample) {
+  int32_t* p = slot(offset, "counter test");
+  if (p == nullptr) return false;
+  sample.observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+  sample.matched = region_wait_cmp_holds(sample.observed, cmp, cmp_value);
+  return true;
+}
 
 #endif  // SPSQ_AICPU_REGION_INSTANCE_VIEW_H_

@@ -26,7 +26,9 @@ inline bool arena_place(uint64_t cursor, uint64_t nbytes, uint64_t arena_offset,
     return true;
   }
   if (arena_bytes == 0 || nbytes > arena_bytes) return false;
-  const uint64_t pos = cursor % arena_bytes;
+  // Arenas are often powers of two: a mask then saves a division per message.
+  const uint64_t pos = (arena_bytes & (arena_bytes - 1)) == 0 ? cursor & (arena_bytes - 1)
+                                                               : cursor % arena_bytes;
   const uint64_t skip = (pos + nbytes > arena_bytes) ? arena_bytes - pos : 0;
   uint64_t start, next, offset;
   if (__builtin_add_overflow(cursor, skip, &start) ||

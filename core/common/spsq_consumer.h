@@ -50,6 +50,7 @@ class SpscConsumer {
       return false;
     }
     if (next_ == tail_ && (!refresh_tail() || next_ == tail_)) return false;
+    prefetch_predicted_payload();
 
     SpscQueueDescriptor d;
     SpscArenaPlacement placement;
@@ -66,6 +67,7 @@ class SpscConsumer {
     e = Entry{next_, d.opcode, d.payload_offset, d.payload_nbytes, payload, false};
     ++next_;
     cursor_ = placement.next_cursor;
+    advance_payload_hint(d.payload_offset, d.payload_nbytes);
     if (is_stop) {
       stop_acquired_ = true;
     } else {
@@ -137,6 +139,26 @@ class SpscConsumer {
     return e.opcode == h.opcode && e.offset == h.payload_offset && e.nbytes == h.payload_nbytes;
   }
 
+  // The arena rule fixes where the next payload starts unless it wraps, so
+  // its line is fetched while the descriptor is read: two misses overlap
+  // instead of following each other. A hint only, inside the span: nothing is
+  // read from it before the descriptor validated the placement. Issued only
+  // once the tail moved: fetching lines the producer is about to write, on
+  // every empty poll, measured slower (it pulls them away mid-publish).
+  // Unconditional on purpose: GCC drops a prefetch guarded by a branch.
+  void prefetch_predicted_payload() {
+    __builtin_prefetch(reinterpret_cast<const uint8_t*>(state_->view().payload().span().base) +
+                       payload_hint_);
+  }
+
+  // Where the message after one at [offset, offset + nbytes) starts unless
+  // the arena wraps; zero-byte messages do not move the cursor.
+  void advance_payload_hint(uint64_t offset, uint64_t nbytes) {
+    if (nbytes == 0) return;
+    const uint64_t end = offset + nbytes;
+    payload_hint_ = end < dir_.arena_offset + dir_.arena_bytes ? end : dir_.arena_offset;
+  }
+
   // Reconstructs the producer's tail. False: nothing new, or poisoned.
   bool refresh_tail() {
     int32_t observed = 0;
@@ -179,6 +201,7 @@ class SpscConsumer {
   uint64_t next_ = 0;
   uint64_t tail_ = 0;
   uint64_t cursor_ = 0;  // arena cursor of the next message to acquire
+  uint64_t payload_hint_ = dir_.arena_offset;  // likely offset of the next payload
   uint64_t data_outstanding_ = 0;
   bool stop_acquired_ = false;
   bool drained_ = false;

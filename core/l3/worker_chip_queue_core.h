@@ -72,8 +72,10 @@ class WorkerChipQueueCore {
                                     const char* what) {
     last_error_.kind = SpscQueueErrorKind::NONE;
     last_error_.op = op;
-    std::strncpy(last_error_.message, what, sizeof(last_error_.message) - 1);
-    last_error_.message[sizeof(last_error_.message) - 1] = '\0';
+    // Not strncpy: it would zero-pad the whole buffer on every empty poll.
+    const size_t n = strnlen(what, sizeof(last_error_.message) - 1);
+    std::memcpy(last_error_.message, what, n);
+    last_error_.message[n] = '\0';
     last_error_.session_instance_id_bits = session_bits_;
     last_error_.transaction_id = transaction_id_;
     last_error_.has_identity = has_identity_;
