@@ -190,19 +190,23 @@ class SpscProducer {
     return true;
   }
 
-  // The next message most likely starts where this one ended (unless the
-  // arena wraps). Fetching that line now, while the peer works, takes its
-  // miss off the next publish, whose tail cannot become visible before the
-  // payload store does. A hint only; unconditional because GCC drops a
-  // prefetch guarded by a branch.
+  // The next message most likely goes where this one ended (unless the arena
+  // wraps). Fetching the first line this pass has not written yet, while the
+  // peer works, takes its miss off a later publish, whose tail cannot become
+  // visible before the payload store does. Never the line just written: the
+  // consumer is about to read it, and small messages share it. A hint only;
+  // unconditional because GCC drops a prefetch guarded by a branch.
   void prefetch_next_payload() {
-    const uint64_t end = active_placement_.payload_offset + active_nbytes_;
     if (active_nbytes_ != 0) {
-      payload_hint_ = end < dir_.arena_offset + dir_.arena_bytes ? end : dir_.arena_offset;
+      const uint64_t end = active_placement_.payload_offset + active_nbytes_;
+      const uint64_t line = (end + kLine - 1) & ~(kLine - 1);  // arena offsets are 64-aligned
+      payload_hint_ = line < dir_.arena_offset + dir_.arena_bytes ? line : dir_.arena_offset;
     }
     __builtin_prefetch(
         reinterpret_cast<const uint8_t*>(state_->view().payload().span().base) + payload_hint_, 1);
   }
+
+  static constexpr uint64_t kLine = 64;
 
   bool fail_mutation(const char* what) {
     state_->poison(SpscQueueErrorKind::ENDPOINT_ERROR, dir_.finish_op,
@@ -221,7 +225,7 @@ class SpscProducer {
   uint64_t generation_ = 0;
   SpscArenaPlacement active_placement_{};
   uint64_t active_nbytes_ = 0;
-  uint64_t payload_hint_ = dir_.arena_offset;  // likely offset of the next payload
+  uint64_t payload_hint_ = dir_.arena_offset;  // next line the producer will write
 };
 
 }  // namespace spsc_queue
