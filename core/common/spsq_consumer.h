@@ -141,10 +141,10 @@ class SpscConsumer {
 
   // The arena rule fixes where the next payload starts unless it wraps, so
   // its line is fetched while the descriptor is read: two misses overlap
-  // instead of following each other (64 B round trip -20%, measured). Only a
+  // instead of following each other (64 B round trip -18%, measured). Only a
   // payload that starts a fresh line: one that shares the line of the message
   // before it may share it with one the producer is still writing, and
-  // pulling that line early measured 25% slower for 8 B streams. Issued after
+  // pulling that line early measured 25-40% slower for 8 B streams. Issued after
   // the tail moved, never on empty polls (also measured slower). A hint only:
   // nothing is read before the descriptor validated the placement. The
   // target is chosen without a branch because GCC drops a prefetch guarded
