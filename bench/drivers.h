@@ -28,6 +28,10 @@ struct RunResult {
   uint64_t sent = 0;
   uint64_t received = 0;      // by the checking side(s): the peer for streams
   uint64_t stamp_sum = 0;     // sum of received stamps
+  // Streams only: the consumer's successful and empty receives. Messages per
+  // successful receive shows whether it drains a backlog or catches each one.
+  uint64_t receives = 0;
+  uint64_t empty_polls = 0;
   std::string error;          // empty when ok
 };
 
@@ -69,6 +73,8 @@ class StreamRun {
     r.sent = sent_;
     r.received = checker_.received();
     r.stamp_sum = checker_.sum();
+    r.receives = receives_;
+    r.empty_polls = empty_polls_;
     if (!tx_.live()) {
       r.error = tx_.error();
     } else if (peer_failed_.load(std::memory_order_acquire)) {
@@ -103,10 +109,12 @@ class StreamRun {
       const uint64_t got = rx_.try_recv(checker_);
       if (got != 0) {
         taken += got;
+        ++receives_;
         consumed_.v.store(taken, std::memory_order_release);
         b.reset();
         continue;
       }
+      ++empty_polls_;
       if (!b.pause()) continue;
       if (!rx_.live() || !checker_.ok()) {
         peer_error_ = rx_.live() ? std::string(checker_.why()) : rx_.error();
@@ -121,6 +129,8 @@ class StreamRun {
   Receiver& rx_;
   const uint64_t nbytes_;
   uint64_t sent_ = 0;
+  uint64_t receives_ = 0;     // peer thread only, until joined
+  uint64_t empty_polls_ = 0;  // peer thread only, until joined
   Counter consumed_;
   Counter stop_;
   StampChecker checker_;  // peer thread only, until joined
