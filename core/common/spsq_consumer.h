@@ -150,8 +150,7 @@ class SpscConsumer {
   // target is chosen without a branch because GCC drops a prefetch guarded
   // by one; `this` is a harmless stand-in.
   void prefetch_predicted_payload() {
-    const uint8_t* start =
-        reinterpret_cast<const uint8_t*>(state_->view().payload().span().base) + payload_hint_;
+    const uint8_t* start = state_->payload_address(payload_hint_);
     const bool fresh_line = (reinterpret_cast<uintptr_t>(start) & 63) == 0;
     __builtin_prefetch(fresh_line ? static_cast<const void*>(start)
                                   : static_cast<const void*>(this));
@@ -161,8 +160,7 @@ class SpscConsumer {
   // the arena wraps; zero-byte messages do not move the cursor.
   void advance_payload_hint(uint64_t offset, uint64_t nbytes) {
     if (nbytes == 0) return;
-    const uint64_t end = offset + nbytes;
-    payload_hint_ = end < dir_.arena_offset + dir_.arena_bytes ? end : dir_.arena_offset;
+    payload_hint_ = dir_.in_arena_or_start(offset + nbytes);
   }
 
   // Reconstructs the producer's tail. False: nothing new, or poisoned.

@@ -26,6 +26,11 @@ struct SpscDirection {
   uint64_t slot_offset(uint64_t k) const {
     return ring_offset + (k & (depth - 1)) * kSpscQueueDescriptorBytes;
   }
+  // `offset` if it still lies inside the arena, else the arena start: where
+  // the next message goes when it does not wrap (prefetch hints only).
+  uint64_t in_arena_or_start(uint64_t offset) const {
+    return offset < arena_offset + arena_bytes ? offset : arena_offset;
+  }
 };
 
 inline constexpr uint64_t opcode_bit(SpscQueueOpcode op) {

@@ -49,6 +49,11 @@ class SpscEndpointState {
   View& view() { return view_; }
   const View& view() const { return view_; }
   uint64_t now_ns() const { return clock_.now_ns(); }
+  // Local address of payload byte `offset`, for prefetch hints only: every
+  // real access goes through the view.
+  const uint8_t* payload_address(uint64_t offset) {
+    return reinterpret_cast<const uint8_t*>(view_.payload().span().base) + offset;
+  }
   // Identifies this handle in handles and reservations (cross-queue check).
   uint64_t owner_token() const { return reinterpret_cast<uintptr_t>(this); }
 

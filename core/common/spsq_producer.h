@@ -200,10 +200,9 @@ class SpscProducer {
     if (active_nbytes_ != 0) {
       const uint64_t end = active_placement_.payload_offset + active_nbytes_;
       const uint64_t line = (end + kLine - 1) & ~(kLine - 1);  // arena offsets are 64-aligned
-      payload_hint_ = line < dir_.arena_offset + dir_.arena_bytes ? line : dir_.arena_offset;
+      payload_hint_ = dir_.in_arena_or_start(line);
     }
-    __builtin_prefetch(
-        reinterpret_cast<const uint8_t*>(state_->view().payload().span().base) + payload_hint_, 1);
+    __builtin_prefetch(state_->payload_address(payload_hint_), 1);
   }
 
   static constexpr uint64_t kLine = 64;
