@@ -50,7 +50,7 @@ class SpsqL2Receiver {
     while (got < M && l2_.input().try_peek(h[got])) ++got;
     for (uint64_t i = 0; i < got; ++i) {
       const uint64_t n = h[i].payload_nbytes <= sink_.size() ? h[i].payload_nbytes : 0;
-      if (n != 0) std::memcpy(sink_.data(), h[i].payload, n);
+      if (n != 0) std::memcpy(sink_.data(), spsc_queue::payload_data(h[i]), n);
       checker.check(sink_.data(), h[i].payload_nbytes, sink_.size());
       l2_.input().release(h[i]);
     }
@@ -73,7 +73,7 @@ class SpsqL2Sender {
   bool try_send() {
     spsc_queue::SpscQueueOutputReservation r;
     if (!l2_.output().try_reserve(staging_.size(), r)) return false;
-    std::memcpy(r.payload, staging_.data(), staging_.size());
+    std::memcpy(spsc_queue::payload_data(r), staging_.data(), staging_.size());
     return l2_.output().publish(r, spsc_queue::SpscQueueOpcode::DATA);
   }
   bool live() const { return l2_.live(); }

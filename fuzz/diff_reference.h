@@ -75,13 +75,13 @@ class ReferenceTarget final : public DiffTarget {
 
   bool keep(const spsc_queue::SpscQueueInputHandle& n, DiffHandle* h) {
     handles_.push_back(n);
-    *h = DiffHandle{n.seq,     n.opcode,           n.payload_offset, n.payload_nbytes,
-                    n.payload, handles_.size() - 1};
+    *h = DiffHandle{n.seq,     static_cast<uint64_t>(n.opcode),           n.payload_offset, n.payload_nbytes,
+                    spsc_queue::payload_data(n), handles_.size() - 1};
     return true;
   }
   bool keep(const spsc_queue::SpscQueueOutputReservation& n, DiffReservation* r) {
     reservations_.push_back(n);
-    *r = DiffReservation{n.payload_offset, n.payload_nbytes, n.payload, reservations_.size() - 1};
+    *r = DiffReservation{n.payload_offset, n.payload_nbytes, spsc_queue::payload_data(n), reservations_.size() - 1};
     return true;
   }
 

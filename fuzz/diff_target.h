@@ -42,7 +42,7 @@ class DiffTarget {
   virtual const char* name() const = 0;
   virtual bool live() const = 0;
   virtual uint32_t error_kind() const = 0;  // SpscQueueErrorKind value
-  virtual uint32_t error_op() const = 0;    // SpscQueueOperation value
+  virtual uint32_t error_op() const = 0;    // SpscQueueOp value
   virtual const char* error_message() const = 0;
 
   virtual bool try_peek(DiffHandle* h) = 0;

@@ -75,11 +75,13 @@ class FuzzView {
    public:
     RegionPartLocalSpan span() const { return v_->r_->payload_span(); }
 
-    bool read(uint64_t offset, uint64_t nbytes, RegionPayloadSpan& out) {
+    template <class Out>
+    bool read(uint64_t offset, uint64_t nbytes, Out& out) {
       v_->s_->record(AccessKind::READ, offset, nbytes, 0);
       if (!v_->admit()) return false;
       v_->check_payload(offset, nbytes, /*write=*/false);
-      out.local_addr = v_->r_->payload() + offset;
+      using Addr = decltype(out.local_addr);
+      out.local_addr = reinterpret_cast<Addr>(v_->r_->payload() + offset);
       out.nbytes = nbytes;
       return true;
     }
@@ -117,7 +119,7 @@ class FuzzView {
       return true;
     }
 
-    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, RegionCounterSample& s) {
+    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, RegionSignalTestResult& s) {
       v_->s_->record(AccessKind::TEST, offset, 4, 0);
       if (!v_->admit()) return false;
       v_->check_counter(offset, /*write=*/false);

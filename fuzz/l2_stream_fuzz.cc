@@ -41,7 +41,7 @@ using spsc_queue::SpscQueueError;
 using spsc_queue::SpscQueueErrorKind;
 using spsc_queue::SpscQueueInputHandle;
 using spsc_queue::SpscQueueOpcode;
-using spsc_queue::SpscQueueOperation;
+using spsc_queue::SpscQueueOp;
 using spsc_queue::SpscQueueOutputReservation;
 
 constexpr int kMaxOps = 2048;
@@ -86,7 +86,7 @@ bool local_poison(SpscQueueErrorKind k) {
 }
 
 SPSQ_FUZZ_NO_COVERAGE bool same_error(const SpscQueueError& a, const SpscQueueError& b) {
-  return a.kind == b.kind && a.op == b.op && a.has_identity == b.has_identity &&
+  return a.kind == b.kind && a.op == b.op && a.has_identity() == b.has_identity() &&
          a.session_instance_id_bits == b.session_instance_id_bits &&
          a.transaction_id == b.transaction_id && std::strcmp(a.message, b.message) == 0;
 }
@@ -181,7 +181,7 @@ class L2Stream {
       SPSQ_FUZZ_CHECK(ep_.live() && e.kind == SpscQueueErrorKind::NONE,
                       "valid construction failed: %s", e.message);
       const spsc_queue::SpscQueueLayout& l = ep_.layout();
-      SPSQ_FUZZ_CHECK(l.depth == lay_.depth && l.output_desc_ring_offset == lay_.output_ring &&
+      SPSQ_FUZZ_CHECK(l.depth == lay_.depth && l.output_desc_offset == lay_.output_ring &&
                           l.input_arena_offset == lay_.input_arena &&
                           l.output_arena_offset == lay_.output_arena &&
                           l.payload_bytes == lay_.payload_bytes,
@@ -191,7 +191,7 @@ class L2Stream {
     }
     SPSQ_FUZZ_CHECK(!ep_.live(), "construction with a bad %s is live",
                     bad_binding ? "binding" : "MaxInflight");
-    SPSQ_FUZZ_CHECK(e.op == SpscQueueOperation::INIT, "construction error op %u",
+    SPSQ_FUZZ_CHECK(e.op == SpscQueueOp::INIT, "construction error op %u",
                     static_cast<unsigned>(e.op));
     // Faults 0-5 break the binding, 6 the clock, 7 the view; a window wider than
     // depth is BAD_ARGUMENT. With two problems either report is right.
@@ -203,8 +203,8 @@ class L2Stream {
                     bad_window, static_cast<unsigned>(e.kind), e.message);
     // Identity is reported only once magic and transaction id were accepted.
     const bool identity = cfg_.binding_fault != 1 && cfg_.binding_fault != 2;
-    SPSQ_FUZZ_CHECK(e.has_identity == identity, "identity %d on construction error",
-                    e.has_identity);
+    SPSQ_FUZZ_CHECK(e.has_identity() == identity, "identity %d on construction error",
+                    e.has_identity());
     SPSQ_FUZZ_CHECK(
         !identity || (e.session_instance_id_bits == kSession && e.transaction_id == kTxn),
         "wrong identity on construction error");
@@ -463,20 +463,20 @@ class L2Stream {
     SPSQ_FUZZ_CHECK(!stop_acquired_, "acquired seq %" PRIu64 " after STOP", h.seq);
     SPSQ_FUZZ_CHECK(h.seq == acquired_ + 1, "acquired seq %" PRIu64 ", want %" PRIu64, h.seq,
                     acquired_ + 1);
-    SPSQ_FUZZ_CHECK(h.opcode == kOpData || h.opcode == kOpStop, "acquired opcode %" PRIu64,
-                    h.opcode);
-    SPSQ_FUZZ_CHECK(h.opcode == kOpStop || data_out_ < MI,
+    SPSQ_FUZZ_CHECK(static_cast<uint64_t>(h.opcode) == kOpData || static_cast<uint64_t>(h.opcode) == kOpStop, "acquired opcode %" PRIu64,
+                    static_cast<uint64_t>(h.opcode));
+    SPSQ_FUZZ_CHECK(static_cast<uint64_t>(h.opcode) == kOpStop || data_out_ < MI,
                     "acquired DATA past the window of %" PRIu64, MI);
     // The handle obeys the arena rule and stays inside the input arena.
-    const ModelDesc d{h.seq, h.opcode, h.payload_offset, h.payload_nbytes};
+    const ModelDesc d{h.seq, static_cast<uint64_t>(h.opcode), h.payload_offset, h.payload_nbytes};
     SPSQ_FUZZ_CHECK(desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, next_cursor),
                     "handle seq %" PRIu64 " breaks the contract: op %" PRIu64 " [%" PRIu64
                     ", +%" PRIu64 ")",
-                    h.seq, h.opcode, h.payload_offset, h.payload_nbytes);
+                    h.seq, static_cast<uint64_t>(h.opcode), h.payload_offset, h.payload_nbytes);
     if (h.payload_nbytes == 0) {
-      SPSQ_FUZZ_CHECK(h.payload == nullptr, "zero-byte handle exposes a pointer");
+      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(h) == nullptr, "zero-byte handle exposes a pointer");
     } else {
-      SPSQ_FUZZ_CHECK(h.payload == region_.payload() + h.payload_offset,
+      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(h) == region_.payload() + h.payload_offset,
                       "handle payload pointer is not its offset");
     }
     // What L3 sent, byte-exact, when nothing tampered with it (a forged head
@@ -486,11 +486,11 @@ class L2Stream {
         !input_counters_tampered_) {
       const Sent& s = sent_[k];
       SPSQ_FUZZ_CHECK(
-          h.opcode == s.opcode && h.payload_offset == s.offset && h.payload_nbytes == s.nbytes,
+          static_cast<uint64_t>(h.opcode) == s.opcode && h.payload_offset == s.offset && h.payload_nbytes == s.nbytes,
           "handle seq %" PRIu64 " is not the message L3 sent", h.seq);
       if (!payload_tampered_) {
         for (uint64_t i = 0; i < h.payload_nbytes; ++i) {
-          SPSQ_FUZZ_CHECK(h.payload[i] == pattern_byte(cfg_.salt, h.seq, i),
+          SPSQ_FUZZ_CHECK(spsc_queue::payload_data(h)[i] == pattern_byte(cfg_.salt, h.seq, i),
                           "handle seq %" PRIu64 " byte %" PRIu64 " differs from what L3 sent",
                           h.seq, i);
         }
@@ -504,7 +504,7 @@ class L2Stream {
     held_.push_back(Held{h, acquired_});
     released_.push_back(false);
     consumer_cursor_ = next;
-    if (h.opcode == kOpStop) {
+    if (static_cast<uint64_t>(h.opcode) == kOpStop) {
       stop_acquired_ = true;
       stop_k_ = acquired_;
     } else {
@@ -602,9 +602,9 @@ class L2Stream {
                     ", +%" PRIu64 ")",
                     r.payload_offset, r.payload_nbytes, p.offset, n);
     if (n == 0) {
-      SPSQ_FUZZ_CHECK(r.payload == nullptr, "zero-byte reservation exposes a pointer");
+      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(r) == nullptr, "zero-byte reservation exposes a pointer");
     } else {
-      SPSQ_FUZZ_CHECK(r.payload == region_.payload() + r.payload_offset,
+      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(r) == region_.payload() + r.payload_offset,
                       "reservation pointer is not its offset");
     }
     active_ = true;
@@ -616,7 +616,7 @@ class L2Stream {
     if (!active_) return;
     const uint64_t seq = out_pub_ + 1;
     for (uint64_t i = 0; i < r_.payload_nbytes; ++i) {
-      r_.payload[i] = pattern_byte(cfg_.salt ^ 0xa5, seq, i);
+      spsc_queue::payload_data(r_)[i] = pattern_byte(cfg_.salt ^ 0xa5, seq, i);
     }
     const bool ok = ep_.output().publish(r_, static_cast<SpscQueueOpcode>(opcode));
     active_ = false;  // consumed either way
@@ -691,13 +691,13 @@ class L2Stream {
         if (variant == kReleaseBadSeq) {
           h.seq += 1 + arg % 3;
         } else {
-          h.owner ^= 0x1000;
+          h.owner_cookie ^= 0x1000;
         }
         // A forged handle equal to one L2 holds is that handle.
         for (size_t i = 0; i < held_.size(); ++i) {
           const SpscQueueInputHandle& g = held_[i].h;
           if (g.seq == h.seq && g.opcode == h.opcode && g.payload_offset == h.payload_offset &&
-              g.payload_nbytes == h.payload_nbytes && g.owner == h.owner) {
+              g.payload_nbytes == h.payload_nbytes && g.owner_cookie == h.owner_cookie) {
             const bool legit = ep_.input().release(h);
             if (live_before_ && legit) on_released(i);
             if (live_before_ && !legit) SPSQ_FUZZ_CHECK(vs_.failed, "legit release failed");
@@ -843,12 +843,12 @@ class L2Stream {
     // A new error must be one this step can explain.
     if (live_before_ && !ep_.live()) {
       SPSQ_FUZZ_CHECK(
-          e.has_identity && e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
+          e.has_identity() && e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
           "poison without the RegionInstance identity");
       SPSQ_FUZZ_CHECK(e.message[0] != '\0' && std::memchr(e.message, 0, sizeof(e.message)),
                       "poison without a message");
       SPSQ_FUZZ_CHECK(
-          e.op >= SpscQueueOperation::TIMEOUT && e.op <= SpscQueueOperation::OUTPUT_PUBLISH,
+          e.op >= SpscQueueOp::TIMEOUT && e.op <= SpscQueueOp::OUTPUT_PUBLISH,
           "poison recorded op %u", static_cast<unsigned>(e.op));
       switch (e.kind) {
         case SpscQueueErrorKind::ENDPOINT_ERROR:

@@ -546,26 +546,26 @@ class L3Stream {
     if (has_active_) {
       SPSQ_FUZZ_CHECK(m.seq == active_.seq && m.opcode == active_.opcode &&
                           m.payload_offset == active_.payload_offset &&
-                          m.payload_nbytes == active_.payload_nbytes && m.owner == active_.owner &&
-                          m.payload == active_.payload,
+                          m.payload_nbytes == active_.payload_nbytes && m.owner_cookie == active_.owner_cookie &&
+                          spsc_queue::payload_data(m) == spsc_queue::payload_data(active_),
                       "peek with seq %" PRIu64 " active returned another message", active_.seq);
       return;
     }
     const uint64_t k = out_taken_;
     SPSQ_FUZZ_CHECK(m.seq == k + 1, "peeked seq %" PRIu64 ", want %" PRIu64, m.seq, k + 1);
     uint64_t next = 0;
-    const ModelDesc d{m.seq, m.opcode, m.payload_offset, m.payload_nbytes};
+    const ModelDesc d{m.seq, static_cast<uint64_t>(m.opcode), m.payload_offset, m.payload_nbytes};
     SPSQ_FUZZ_CHECK(desc_valid(output_of(lay_), d, k, l3_out_cursor_, &next),
                     "message seq %" PRIu64 " breaks the contract: op %" PRIu64 " [%" PRIu64
                     ", +%" PRIu64 ")",
-                    m.seq, m.opcode, m.payload_offset, m.payload_nbytes);
-    SPSQ_FUZZ_CHECK(m.payload_nbytes == 0 ? m.payload == nullptr
-                                          : m.payload == region_.payload() + m.payload_offset,
+                    m.seq, static_cast<uint64_t>(m.opcode), m.payload_offset, m.payload_nbytes);
+    SPSQ_FUZZ_CHECK(m.payload_nbytes == 0 ? spsc_queue::payload_data(m) == nullptr
+                                          : spsc_queue::payload_data(m) == region_.payload() + m.payload_offset,
                     "message payload pointer is not its offset");
     if (k < out_sent_.size() && !out_desc_tampered_ && !output_counters_tampered_) {
       const Msg& s = out_sent_[k];
       SPSQ_FUZZ_CHECK(
-          m.opcode == s.opcode && m.payload_offset == s.offset && m.payload_nbytes == s.nbytes,
+          static_cast<uint64_t>(m.opcode) == s.opcode && m.payload_offset == s.offset && m.payload_nbytes == s.nbytes,
           "message seq %" PRIu64 " is not what L2 published", m.seq);
     }
     active_ = m;
@@ -653,13 +653,14 @@ class L3Stream {
                       spsc_queue::worker_chip_queue_status_name(st));
     }
     if (st != Status::OK) return;
-    SPSQ_FUZZ_CHECK(m.payload == nullptr, "dequeued message keeps a payload pointer");
+    SPSQ_FUZZ_CHECK(spsc_queue::payload_data(m) == nullptr, "dequeued message keeps a payload pointer");
     if (!has_active_) {
       WorkerChipMessage peeked = m;
-      peeked.payload = m.payload_nbytes ? region_.payload() + m.payload_offset : nullptr;
+      peeked.payload.local_addr =
+          m.payload_nbytes ? reinterpret_cast<uintptr_t>(region_.payload() + m.payload_offset) : 0;
       on_peeked(peeked);
     }
-    active_.payload = nullptr;
+    active_.payload = spsc_queue::SpscQueuePayloadView{};
     check_read(active_.payload_nbytes, active_.payload_nbytes);
     on_released();
   }
@@ -800,7 +801,7 @@ class L3Stream {
     check_counter_writes();
     if (live_before_ && !freed_before_ && !q_.live() && !q_.freed()) {
       SPSQ_FUZZ_CHECK(
-          e.has_identity && e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
+          e.has_identity() && e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
           "poison without the RegionInstance identity");
       SPSQ_FUZZ_CHECK(e.message[0] != '\0', "poison without a message");
       switch (e.kind) {

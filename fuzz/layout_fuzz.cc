@@ -81,12 +81,12 @@ SPSQ_FUZZ_NO_COVERAGE void check_accepted(const SpscQueueLayout& l, const Model&
                                           uint64_t in, uint64_t out, uint64_t k) {
   SPSQ_FUZZ_CHECK(l.depth == depth, "depth %" PRIu64, l.depth);
   SPSQ_FUZZ_CHECK(l.input_arena_bytes == in && l.output_arena_bytes == out, "arena sizes");
-  SPSQ_FUZZ_CHECK(l.input_desc_ring_offset == 0, "input ring at %" PRIu64,
-                  l.input_desc_ring_offset);
-  SPSQ_FUZZ_CHECK(l.input_desc_ring_bytes == m.ring && l.output_desc_ring_bytes == m.ring,
+  SPSQ_FUZZ_CHECK(l.input_desc_offset == 0, "input ring at %" PRIu64,
+                  l.input_desc_offset);
+  SPSQ_FUZZ_CHECK(l.output_desc_offset - l.input_desc_offset == m.ring,
                   "ring bytes");
-  SPSQ_FUZZ_CHECK(l.output_desc_ring_offset == m.ring, "output ring at %" PRIu64,
-                  l.output_desc_ring_offset);
+  SPSQ_FUZZ_CHECK(l.output_desc_offset == m.ring, "output ring at %" PRIu64,
+                  l.output_desc_offset);
   SPSQ_FUZZ_CHECK(l.input_arena_offset == m.input_arena_offset, "input arena at %" PRIu64,
                   l.input_arena_offset);
   SPSQ_FUZZ_CHECK(l.output_arena_offset == m.output_arena_offset, "output arena at %" PRIu64,
@@ -94,23 +94,23 @@ SPSQ_FUZZ_NO_COVERAGE void check_accepted(const SpscQueueLayout& l, const Model&
   SPSQ_FUZZ_CHECK(l.payload_bytes == m.payload_bytes, "payload_bytes %" PRIu64, l.payload_bytes);
 
   // Ordering: input ring, output ring, input arena, output arena, end.
-  const u128 in_ring_end = u128{l.input_desc_ring_offset} + l.input_desc_ring_bytes;
-  const u128 out_ring_end = u128{l.output_desc_ring_offset} + l.output_desc_ring_bytes;
+  const u128 in_ring_end = u128{l.input_desc_offset} + m.ring;
+  const u128 out_ring_end = u128{l.output_desc_offset} + m.ring;
   const u128 in_arena_end = u128{l.input_arena_offset} + l.input_arena_bytes;
   const u128 out_arena_end = u128{l.output_arena_offset} + l.output_arena_bytes;
-  SPSQ_FUZZ_CHECK(in_ring_end <= l.output_desc_ring_offset, "input ring runs into output ring");
+  SPSQ_FUZZ_CHECK(in_ring_end <= l.output_desc_offset, "input ring runs into output ring");
   SPSQ_FUZZ_CHECK(out_ring_end <= l.input_arena_offset, "output ring runs into input arena");
   SPSQ_FUZZ_CHECK(in_arena_end <= l.output_arena_offset, "input arena runs into output arena");
   SPSQ_FUZZ_CHECK(out_arena_end == l.payload_bytes, "output arena does not end the payload");
   // Alignment: rings 8, arenas 64.
-  SPSQ_FUZZ_CHECK(l.input_desc_ring_offset % 8 == 0 && l.output_desc_ring_offset % 8 == 0,
+  SPSQ_FUZZ_CHECK(l.input_desc_offset % 8 == 0 && l.output_desc_offset % 8 == 0,
                   "ring alignment");
   SPSQ_FUZZ_CHECK(l.input_arena_offset % 64 == 0 && l.output_arena_offset % 64 == 0,
                   "arena alignment");
   // Pairwise non-overlap of the four regions.
-  const u128 start[4] = {l.input_desc_ring_offset, l.output_desc_ring_offset, l.input_arena_offset,
+  const u128 start[4] = {l.input_desc_offset, l.output_desc_offset, l.input_arena_offset,
                          l.output_arena_offset};
-  const u128 len[4] = {l.input_desc_ring_bytes, l.output_desc_ring_bytes, l.input_arena_bytes,
+  const u128 len[4] = {m.ring, m.ring, l.input_arena_bytes,
                        l.output_arena_bytes};
   for (int a = 0; a < 4; ++a) {
     SPSQ_FUZZ_CHECK(start[a] + len[a] <= l.payload_bytes, "region %d past payload_bytes", a);
@@ -123,7 +123,7 @@ SPSQ_FUZZ_NO_COVERAGE void check_accepted(const SpscQueueLayout& l, const Model&
   SPSQ_FUZZ_CHECK(l.counter_bytes == 384, "counter_bytes %" PRIu64, l.counter_bytes);
   const uint64_t slots[6] = {l.input_desc_tail_offset,      l.input_desc_head_offset,
                              l.output_desc_tail_offset,     l.output_desc_head_offset,
-                             l.initiator_abort_flag_offset, l.peer_abort_flag_offset};
+                             l.initiator_abort_offset, l.peer_abort_offset};
   for (int i = 0; i < 6; ++i) {
     SPSQ_FUZZ_CHECK(slots[i] == uint64_t(64) * i, "signal %d at %" PRIu64, i, slots[i]);
   }
@@ -133,8 +133,8 @@ SPSQ_FUZZ_NO_COVERAGE void check_accepted(const SpscQueueLayout& l, const Model&
     const u128 want = u128{kk % depth} * 32;
     const uint64_t is = l.input_slot_offset(kk);
     const uint64_t os = l.output_slot_offset(kk);
-    SPSQ_FUZZ_CHECK(is == l.input_desc_ring_offset + want, "input slot %" PRIu64, kk);
-    SPSQ_FUZZ_CHECK(os == l.output_desc_ring_offset + want, "output slot %" PRIu64, kk);
+    SPSQ_FUZZ_CHECK(is == l.input_desc_offset + want, "input slot %" PRIu64, kk);
+    SPSQ_FUZZ_CHECK(os == l.output_desc_offset + want, "output slot %" PRIu64, kk);
     SPSQ_FUZZ_CHECK(u128{is} + 32 <= in_ring_end && u128{os} + 32 <= out_ring_end,
                     "slot %" PRIu64 " leaves its ring", kk);
   }

@@ -47,7 +47,7 @@ std::string text_of(const SpscQueueError& e) {
   exc.attr("operation") = py::cast(e.op);
   exc.attr("session_instance_id_bits") = py::int_(e.session_instance_id_bits);
   exc.attr("transaction_id") = py::int_(e.transaction_id);
-  exc.attr("has_identity") = py::bool_(e.has_identity);
+  exc.attr("has_identity") = py::bool_(e.has_identity());
   exc.attr("detail") = py::str(e.message);
   PyErr_SetObject(cls, exc.ptr());
   throw py::error_already_set();

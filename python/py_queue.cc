@@ -122,7 +122,7 @@ py::object opcode_value(uint64_t opcode) {
 py::object message_or_none(bool got, const WorkerChipMessage& m) {
   if (!got) return py::none();
   PyMessage out{m};
-  out.m.payload = nullptr;
+  out.m.payload = spsc_queue::SpscQueuePayloadView{};
   return py::cast(out);
 }
 
@@ -131,7 +131,7 @@ void bind_message(py::module_& m) {
                         "One output message: an immutable value. seq is the transport\n"
                         "sequence number (1-based), not an application request id.")
       .def_property_readonly("seq", [](const PyMessage& p) { return p.m.seq; })
-      .def_property_readonly("opcode", [](const PyMessage& p) { return opcode_value(p.m.opcode); })
+      .def_property_readonly("opcode", [](const PyMessage& p) { return opcode_value(static_cast<uint64_t>(p.m.opcode)); })
       .def_property_readonly("payload_offset",
                              [](const PyMessage& p) { return p.m.payload_offset; })
       .def_property_readonly("payload_nbytes",
@@ -142,19 +142,19 @@ void bind_message(py::module_& m) {
              const WorkerChipMessage& b = other.cast<const PyMessage&>().m;
              return a.m.seq == b.seq && a.m.opcode == b.opcode &&
                     a.m.payload_offset == b.payload_offset &&
-                    a.m.payload_nbytes == b.payload_nbytes && a.m.owner == b.owner;
+                    a.m.payload_nbytes == b.payload_nbytes && a.m.owner_cookie == b.owner_cookie;
            })
       .def("__hash__",
            [](const PyMessage& p) {
-             return py::hash(py::make_tuple(p.m.seq, p.m.opcode, p.m.payload_offset,
-                                            p.m.payload_nbytes, p.m.owner));
+             return py::hash(py::make_tuple(p.m.seq, static_cast<uint64_t>(p.m.opcode), p.m.payload_offset,
+                                            p.m.payload_nbytes, p.m.owner_cookie));
            })
       .def("__repr__", [](const PyMessage& p) {
         char text[200];
         std::snprintf(text, sizeof(text),
                       "Message(seq=%" PRIu64 ", opcode=%s, payload_offset=%" PRIu64
                       ", payload_nbytes=%" PRIu64 ")",
-                      p.m.seq, spsc_queue::opcode_name(p.m.opcode), p.m.payload_offset,
+                      p.m.seq, spsc_queue::opcode_name(static_cast<uint64_t>(p.m.opcode)), p.m.payload_offset,
                       p.m.payload_nbytes);
         return std::string(text);
       });
@@ -167,10 +167,13 @@ void bind_layout(py::module_& m) {
                                 "offsets relative to the counter base.");
 #define SPSQ_LAYOUT_FIELD(f) c.def_readonly(#f, &SpscQueueLayout::f)
   SPSQ_LAYOUT_FIELD(depth);
-  SPSQ_LAYOUT_FIELD(input_desc_ring_offset);
-  SPSQ_LAYOUT_FIELD(input_desc_ring_bytes);
-  SPSQ_LAYOUT_FIELD(output_desc_ring_offset);
-  SPSQ_LAYOUT_FIELD(output_desc_ring_bytes);
+  // The Python names predate the runtime's C++ names and stay.
+  c.def_readonly("input_desc_ring_offset", &SpscQueueLayout::input_desc_offset);
+  c.def_property_readonly("input_desc_ring_bytes",
+                          [](const SpscQueueLayout& l) { return l.depth * spsc_queue::kDescriptorBytes; });
+  c.def_readonly("output_desc_ring_offset", &SpscQueueLayout::output_desc_offset);
+  c.def_property_readonly("output_desc_ring_bytes",
+                          [](const SpscQueueLayout& l) { return l.depth * spsc_queue::kDescriptorBytes; });
   SPSQ_LAYOUT_FIELD(input_arena_offset);
   SPSQ_LAYOUT_FIELD(input_arena_bytes);
   SPSQ_LAYOUT_FIELD(output_arena_offset);
@@ -181,8 +184,8 @@ void bind_layout(py::module_& m) {
   SPSQ_LAYOUT_FIELD(input_desc_head_offset);
   SPSQ_LAYOUT_FIELD(output_desc_tail_offset);
   SPSQ_LAYOUT_FIELD(output_desc_head_offset);
-  SPSQ_LAYOUT_FIELD(initiator_abort_flag_offset);
-  SPSQ_LAYOUT_FIELD(peer_abort_flag_offset);
+  c.def_readonly("initiator_abort_flag_offset", &SpscQueueLayout::initiator_abort_offset);
+  c.def_readonly("peer_abort_flag_offset", &SpscQueueLayout::peer_abort_offset);
 #undef SPSQ_LAYOUT_FIELD
   c.def("__eq__",
         [](const SpscQueueLayout& a, py::handle b) {
@@ -197,7 +200,7 @@ void bind_layout(py::module_& m) {
                       "Layout(depth=%" PRIu64 ", output_desc_ring_offset=%" PRIu64
                       ", input_arena_offset=%" PRIu64 ", output_arena_offset=%" PRIu64
                       ", payload_bytes=%" PRIu64 ", counter_bytes=%" PRIu64 ")",
-                      l.depth, l.output_desc_ring_offset, l.input_arena_offset,
+                      l.depth, l.output_desc_offset, l.input_arena_offset,
                       l.output_arena_offset, l.payload_bytes, l.counter_bytes);
         return std::string(text);
       });

@@ -36,7 +36,7 @@ CounterAccess access_counter(WorkerChipOrchRegion& r, uint64_t offset, const int
   if (set != nullptr) {
     a.ok = view.counter().notify(offset, *set, RegionNotifyOp::Set);
   } else {
-    RegionCounterSample sample{};
+    RegionSignalTestResult sample{};
     a.ok = view.counter().test(offset, 0, RegionWaitCmp::EQ, sample);
     a.value = sample.observed;
   }

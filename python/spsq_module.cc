@@ -20,7 +20,7 @@ namespace {
 void bind_enums(py::module_& m) {
   using spsc_queue::SpscQueueErrorKind;
   using spsc_queue::SpscQueueOpcode;
-  using spsc_queue::SpscQueueOperation;
+  using spsc_queue::SpscQueueOp;
   py::enum_<SpscQueueOpcode>(m, "Opcode", py::arithmetic())
       .value("INVALID", SpscQueueOpcode::INVALID)
       .value("DATA", SpscQueueOpcode::DATA)
@@ -34,19 +34,19 @@ void bind_enums(py::module_& m) {
       .value("OWNERSHIP", SpscQueueErrorKind::OWNERSHIP)
       .value("REMOTE_ABORTED", SpscQueueErrorKind::REMOTE_ABORTED)
       .value("ENDPOINT_ERROR", SpscQueueErrorKind::ENDPOINT_ERROR);
-  py::enum_<SpscQueueOperation>(m, "Operation", py::arithmetic())
-      .value("NONE", SpscQueueOperation::NONE)
-      .value("INIT", SpscQueueOperation::INIT)
-      .value("TIMEOUT", SpscQueueOperation::TIMEOUT)
-      .value("INPUT_TRY_PEEK", SpscQueueOperation::INPUT_TRY_PEEK)
-      .value("INPUT_RELEASE", SpscQueueOperation::INPUT_RELEASE)
-      .value("OUTPUT_TRY_RESERVE", SpscQueueOperation::OUTPUT_TRY_RESERVE)
-      .value("OUTPUT_PUBLISH", SpscQueueOperation::OUTPUT_PUBLISH)
-      .value("L3_ENQUEUE", SpscQueueOperation::L3_ENQUEUE)
-      .value("L3_REQUEST_STOP", SpscQueueOperation::L3_REQUEST_STOP)
-      .value("L3_OUTPUT_PEEK", SpscQueueOperation::L3_OUTPUT_PEEK)
-      .value("L3_OUTPUT_READ", SpscQueueOperation::L3_OUTPUT_READ)
-      .value("L3_OUTPUT_RELEASE", SpscQueueOperation::L3_OUTPUT_RELEASE);
+  py::enum_<SpscQueueOp>(m, "Operation", py::arithmetic())
+      .value("NONE", SpscQueueOp::NONE)
+      .value("INIT", SpscQueueOp::INIT)
+      .value("TIMEOUT", SpscQueueOp::TIMEOUT)
+      .value("INPUT_TRY_PEEK", SpscQueueOp::INPUT_TRY_PEEK)
+      .value("INPUT_RELEASE", SpscQueueOp::INPUT_RELEASE)
+      .value("OUTPUT_TRY_RESERVE", SpscQueueOp::OUTPUT_TRY_RESERVE)
+      .value("OUTPUT_PUBLISH", SpscQueueOp::OUTPUT_PUBLISH)
+      .value("L3_ENQUEUE", SpscQueueOp::L3_ENQUEUE)
+      .value("L3_REQUEST_STOP", SpscQueueOp::L3_REQUEST_STOP)
+      .value("L3_OUTPUT_PEEK", SpscQueueOp::L3_OUTPUT_PEEK)
+      .value("L3_OUTPUT_READ", SpscQueueOp::L3_OUTPUT_READ)
+      .value("L3_OUTPUT_RELEASE", SpscQueueOp::L3_OUTPUT_RELEASE);
 }
 
 void bind_host_buffer(py::module_& m) {
@@ -105,9 +105,9 @@ PYBIND11_MODULE(spsq, m) {
   bind_runtime(m);
   m.attr("MAGIC_VERSION") = py::int_(spsc_queue::kSpscQueueMagicVersion);
   m.attr("BINDING_SCALAR_COUNT") = spsc_queue::kSpscQueueEndpointBindingScalarCount;
-  m.attr("DESCRIPTOR_BYTES") = spsc_queue::kSpscQueueDescriptorBytes;
-  m.attr("COUNTER_BYTES") = spsc_queue::kSpscQueueCounterBytes;
-  m.attr("MAX_DEPTH") = spsc_queue::kSpscQueueMaxDepth;
+  m.attr("DESCRIPTOR_BYTES") = spsc_queue::kDescriptorBytes;
+  m.attr("COUNTER_BYTES") = spsc_queue::kCounterBytes;
+  m.attr("MAX_DEPTH") = spsc_queue::kMaxDepth;
   m.attr("VIRTUAL_CLOCK_STEP_NS") = kVirtualClockStepNs;
   m.def("virtual_clock_ns", &virtual_clock_peek_ns,
         "The virtual clock's reading, without advancing it.");

@@ -56,12 +56,12 @@ void answer_until_stop(Endpoint& queue, SpscQueueOpcode opcode, const char* task
   while (!queue.input().drained()) {
     SpscQueueInputHandle h{};
     if (!queue.input().peek(kTestL2WaitNs, h)) return log_failure(queue, task, "input peek");
-    if (h.opcode == static_cast<uint64_t>(SpscQueueOpcode::DATA)) {
+    if (h.opcode == SpscQueueOpcode::DATA) {
       SpscQueueOutputReservation r{};
       if (!queue.output().reserve(h.payload_nbytes, kTestL2WaitNs, r)) {
         return log_failure(queue, task, "output reserve");
       }
-      if (h.payload_nbytes != 0) std::memcpy(r.payload, h.payload, h.payload_nbytes);
+      if (h.payload_nbytes != 0) std::memcpy(spsc_queue::payload_data(r), spsc_queue::payload_data(h), h.payload_nbytes);
       if (!queue.output().publish(r, opcode)) return log_failure(queue, task, "output publish");
     }
     if (!queue.input().release(h)) return log_failure(queue, task, "input release");
@@ -120,7 +120,7 @@ void fill_output_l2(const spsq_runtime::TaskArgs& args, const spsq_runtime::Chip
         if (!queue.live()) log_failure(queue, "fill_output", "output try_reserve");
         return;  // full: ordinary no-progress ends the task
       }
-      for (uint64_t i = 0; i < nbytes; ++i) r.payload[i] = static_cast<uint8_t>(7 * k + i);
+      for (uint64_t i = 0; i < nbytes; ++i) spsc_queue::payload_data(r)[i] = static_cast<uint8_t>(7 * k + i);
       if (!queue.output().publish(r, SpscQueueOpcode::DATA)) {
         return log_failure(queue, "fill_output", "output publish");
       }

@@ -58,10 +58,10 @@ void print_fields(const Field* fields, size_t n, bool json) {
 
 void print_layout(const SpscQueueLayout& l, bool json) {
   const Field f[] = {{"depth", l.depth},
-                     {"input_desc_ring_offset", l.input_desc_ring_offset},
-                     {"input_desc_ring_bytes", l.input_desc_ring_bytes},
-                     {"output_desc_ring_offset", l.output_desc_ring_offset},
-                     {"output_desc_ring_bytes", l.output_desc_ring_bytes},
+                     {"input_desc_ring_offset", l.input_desc_offset},
+                     {"input_desc_ring_bytes", l.depth * spsc_queue::kDescriptorBytes},
+                     {"output_desc_ring_offset", l.output_desc_offset},
+                     {"output_desc_ring_bytes", l.depth * spsc_queue::kDescriptorBytes},
                      {"input_arena_offset", l.input_arena_offset},
                      {"input_arena_bytes", l.input_arena_bytes},
                      {"output_arena_offset", l.output_arena_offset},
@@ -72,8 +72,8 @@ void print_layout(const SpscQueueLayout& l, bool json) {
                      {"input_desc_head_offset", l.input_desc_head_offset},
                      {"output_desc_tail_offset", l.output_desc_tail_offset},
                      {"output_desc_head_offset", l.output_desc_head_offset},
-                     {"initiator_abort_flag_offset", l.initiator_abort_flag_offset},
-                     {"peer_abort_flag_offset", l.peer_abort_flag_offset}};
+                     {"initiator_abort_flag_offset", l.initiator_abort_offset},
+                     {"peer_abort_flag_offset", l.peer_abort_offset}};
   print_fields(f, sizeof(f) / sizeof(f[0]), json);
 }
 

@@ -90,8 +90,9 @@ class HarnessView {
     bool read(uint64_t offset, uint64_t nbytes, Out& out) {
       uint8_t* addr = nullptr;
       if (!do_read(offset, nbytes, &addr)) return false;
+      // The contract allows an integer or a pointer `local_addr`.
       using Addr = std::remove_reference_t<decltype(out.local_addr)>;
-      out.local_addr = static_cast<Addr>(static_cast<void*>(addr));
+      out.local_addr = reinterpret_cast<Addr>(addr);
       out.nbytes = nbytes;
       return true;
     }

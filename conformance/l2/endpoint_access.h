@@ -34,6 +34,17 @@ B second_arg(R (C::*)(A, B, Rest...));
 
 }  // namespace detail
 
+// The bytes at `addr`, an integer address or any pointer (the contract lets
+// `local_addr` be either).
+template <class Addr>
+const uint8_t* bytes_at(const Addr& addr) {
+  if constexpr (std::is_pointer_v<Addr>) {
+    return reinterpret_cast<const uint8_t*>(addr);
+  } else {
+    return reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(addr));
+  }
+}
+
 template <class Endpoint>
 struct EndpointTypes {
   using Input = std::remove_reference_t<decltype(std::declval<Endpoint&>().input())>;
@@ -68,11 +79,11 @@ struct DefaultEndpointAccess {
   static uint64_t seq(const Handle& h) { return h.seq; }
   static uint64_t opcode(const Handle& h) { return static_cast<uint64_t>(h.opcode); }
   static uint64_t nbytes(const Handle& h) { return h.payload_nbytes; }
-  static const uint8_t* payload(const Handle& h) {
-    return reinterpret_cast<const uint8_t*>(h.payload);
-  }
+  static const uint8_t* payload(const Handle& h) { return bytes_at(h.payload.local_addr); }
   static uint64_t nbytes(const Reservation& r) { return r.payload_nbytes; }
-  static uint8_t* payload(const Reservation& r) { return reinterpret_cast<uint8_t*>(r.payload); }
+  static uint8_t* payload(const Reservation& r) {
+    return const_cast<uint8_t*>(bytes_at(r.payload.local_addr));
+  }
   static Opcode opcode_value(uint64_t v) { return static_cast<Opcode>(v); }
 
   static uint32_t kind(const Endpoint& e) { return static_cast<uint32_t>(e.error().kind); }
@@ -85,8 +96,8 @@ struct DefaultEndpointAccess {
   static LayoutFields layout(const Endpoint& e) {
     const auto& l = e.layout();
     return LayoutFields{l.depth,
-                        l.input_desc_ring_offset,
-                        l.output_desc_ring_offset,
+                        l.input_desc_offset,
+                        l.output_desc_offset,
                         l.input_arena_offset,
                         l.input_arena_bytes,
                         l.output_arena_offset,

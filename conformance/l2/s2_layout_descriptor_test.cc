@@ -185,7 +185,10 @@ TEST_F(LayoutDescriptor, InputCapacityIsExactlyDepth) {
 TEST_F(LayoutDescriptor, OutputPayloadsAreContiguousAndSkipTheArenaTail) {
   SPSQ_CLAUSES("S2.FIT.1", "S2.WRAP.1", "W.ARENA.1", "W.ARENA.4", "S2.ARENA.2", "S2.OFF.1");
   // Output arena 256: 100 at 0, 100 at 100, then 100 would cross 256: skip to 0.
-  const uint64_t sizes[] = {100, 100, 100, 1, 3, 63, 200};
+  // The last one skips too, and fits the literal room bound: the arena is
+  // idle there, and a message that fits only on an idle arena is AMB.ROOM's
+  // case, judged in interpretations_test.cc.
+  const uint64_t sizes[] = {100, 100, 100, 1, 3, 63, 160};
   const uint64_t want_pos[] = {0, 100, 0, 100, 101, 104, 0};
   const uint8_t* base = q().memory().payload();
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {

@@ -265,11 +265,17 @@ TEST_F(Publication, RegionInstanceViewWriteCopiesTheSpan) {
   const auto bytes = Bytes(48, 4);
   ASSERT_TRUE(view.payload().write(layout().output_arena, bytes.data(), bytes.size()));
   EXPECT_EQ(std::memcmp(m.payload() + layout().output_arena, bytes.data(), bytes.size()), 0);
-  RegionPayloadSpan span{};
+  // read() is a template over its out type (wire contract, "Source
+  // compatibility"): any struct with local_addr and nbytes will do.
+  struct Span {
+    uint64_t local_addr = 0;
+    uint64_t nbytes = 0;
+  } span;
   ASSERT_TRUE(view.payload().read(layout().output_arena, 48, span));
-  EXPECT_EQ(span.local_addr, m.payload() + layout().output_arena);
+  EXPECT_EQ(bytes_at(span.local_addr), m.payload() + layout().output_arena);
+  EXPECT_EQ(span.nbytes, 48u);
   // A self-copy (flush in place) keeps the bytes.
-  ASSERT_TRUE(view.payload().write(layout().output_arena, span.local_addr, 48));
+  ASSERT_TRUE(view.payload().write(layout().output_arena, bytes_at(span.local_addr), 48));
   EXPECT_EQ(std::memcmp(m.payload() + layout().output_arena, bytes.data(), bytes.size()), 0);
   EXPECT_FALSE(view.payload().write(m.payload_bytes() - 8, bytes.data(), 16))
       << "a write past the span must fail";

@@ -257,8 +257,15 @@ TEST_F(Ownership, ADescriptorAfterStopPoisons) {
   ASSERT_EQ(peer().enqueue_stop(), ScriptedL3::Enqueue::kOk);
   ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
   Handle stop{}, h{};
-  ASSERT_TRUE(try_peek(stop));
-  EXPECT_FALSE(try_peek(h));
+  // The spec demands the poison, not when: an endpoint may hand out STOP and
+  // poison on the next call, or poison as it acquires STOP and sees the DATA.
+  if (try_peek(stop)) {
+    EXPECT_EQ(Api::opcode(stop), wire::kStop);
+    EXPECT_FALSE(try_peek(h));
+    record_observation("stop_then_data", "STOP handed out, poison on the next call");
+  } else {
+    record_observation("stop_then_data", "poison when STOP was acquired");
+  }
   ExpectPoisoned(wire::kInvalidDescriptor, "DATA published after STOP");
   // Published after STOP was acquired, and a second STOP.
   for (uint64_t op : {wire::kData, wire::kStop}) {
@@ -388,8 +395,11 @@ TEST_F(Ownership, PayloadWriteFailureAfterMutationPoisons) {
     ASSERT_TRUE(try_reserve(16, r));
     q().l2_store(Api::payload(r), bytes.data(), bytes.size());
     faults().arm(ViewCall::kWrite, k);
-    EXPECT_FALSE(publish(r, wire::kData));
-    if (!faults().fired()) continue;  // publish made fewer writes
+    const bool published = publish(r, wire::kData);
+    // Publish may make fewer writes (the flush open point lets it leave the
+    // payload to L2 code): only a fault that fired is judged.
+    if (!faults().fired()) continue;
+    EXPECT_FALSE(published) << "publish succeeded although write " << k << " failed";
     ExpectPoisoned(wire::kEndpointError, "later write of publish failed");
     EXPECT_EQ(peer().counter(wire::kOutputTail), 0) << "tail published after a failed write";
   }

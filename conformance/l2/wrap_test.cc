@@ -32,7 +32,7 @@ class FastView {
     bool read(uint64_t off, uint64_t n, Out& out) {
       if (off > v->pn_ || n > v->pn_ - off) return v->fail();
       using Addr = std::remove_reference_t<decltype(out.local_addr)>;
-      out.local_addr = static_cast<Addr>(static_cast<void*>(v->p_ + off));
+      out.local_addr = reinterpret_cast<Addr>(v->p_ + off);  // integer or pointer
       out.nbytes = n;
       return true;
     }

@@ -33,7 +33,7 @@ std::string RunReferenceL2(const std::array<uint64_t, wire::kScalarCount>& scala
   for (;;) {
     spsc_queue::SpscQueueInputHandle h{};
     if (!ep.input().peek(kWait, h)) return std::string("L2 peek: ") + ep.error().message;
-    if (h.opcode == static_cast<uint64_t>(spsc_queue::SpscQueueOpcode::STOP)) {
+    if (h.opcode == spsc_queue::SpscQueueOpcode::STOP) {
       if (!ep.input().release(h) || !ep.input().drained()) return "L2 could not drain";
       return "";
     }
@@ -42,7 +42,7 @@ std::string RunReferenceL2(const std::array<uint64_t, wire::kScalarCount>& scala
       return std::string("L2 reserve: ") + ep.error().message;
     }
     for (uint64_t i = 0; i < h.payload_nbytes; ++i) {
-      r.payload[i] = h.payload[h.payload_nbytes - 1 - i];
+      spsc_queue::payload_data(r)[i] = spsc_queue::payload_data(h)[h.payload_nbytes - 1 - i];
     }
     if (!ep.output().publish(r, spsc_queue::SpscQueueOpcode::DATA) || !ep.input().release(h)) {
       return std::string("L2 publish/release: ") + ep.error().message;

@@ -64,7 +64,7 @@ class ReferenceL3Adapter : public L3Adapter {
   }
   LayoutFields layout() override {
     const spsc_queue::SpscQueueLayout& l = queue_->layout();
-    return LayoutFields{l.depth,          l.input_desc_ring_offset, l.output_desc_ring_offset,
+    return LayoutFields{l.depth,          l.input_desc_offset, l.output_desc_offset,
                         l.input_arena_offset, l.input_arena_bytes,  l.output_arena_offset,
                         l.output_arena_bytes, l.payload_bytes,      l.counter_bytes};
   }
@@ -117,21 +117,21 @@ class ReferenceL3Adapter : public L3Adapter {
   static L3Message to_message(const spsc_queue::WorkerChipMessage& h) {
     L3Message m;
     m.seq = h.seq;
-    m.opcode = h.opcode;
+    m.opcode = static_cast<uint64_t>(h.opcode);
     m.payload_offset = h.payload_offset;
     m.payload_nbytes = h.payload_nbytes;
-    m.opaque[0] = h.owner;
-    m.opaque[1] = reinterpret_cast<uint64_t>(h.payload);
+    m.opaque[0] = h.owner_cookie;
+    m.opaque[1] = h.payload.local_addr;
     return m;
   }
   static spsc_queue::WorkerChipMessage to_handle(const L3Message& m) {
     spsc_queue::WorkerChipMessage h{};
     h.seq = m.seq;
-    h.opcode = m.opcode;
+    h.opcode = static_cast<spsc_queue::SpscQueueOpcode>(m.opcode);
     h.payload_offset = m.payload_offset;
     h.payload_nbytes = m.payload_nbytes;
-    h.owner = m.opaque[0];
-    h.payload = reinterpret_cast<const uint8_t*>(m.opaque[1]);
+    h.owner_cookie = m.opaque[0];
+    h.payload = spsc_queue::SpscQueuePayloadView{m.opaque[1], m.payload_nbytes};
     return h;
   }
 

@@ -65,13 +65,13 @@ void EchoTask(const spsq_runtime::TaskArgs& orch_args, const spsq_runtime::ChipC
   for (;;) {
     spsc_queue::SpscQueueInputHandle h{};
     if (!queue.input().peek(20000000000ull, h)) return;
-    if (h.opcode == static_cast<uint64_t>(spsc_queue::SpscQueueOpcode::STOP)) {
+    if (h.opcode == spsc_queue::SpscQueueOpcode::STOP) {
       queue.input().release(h);
       return;
     }
     spsc_queue::SpscQueueOutputReservation r{};
     if (!queue.output().reserve(h.payload_nbytes, 20000000000ull, r)) return;
-    if (h.payload_nbytes != 0) std::memcpy(r.payload, h.payload, h.payload_nbytes);
+    if (h.payload_nbytes != 0) std::memcpy(spsc_queue::payload_data(r), spsc_queue::payload_data(h), h.payload_nbytes);
     queue.output().publish(r, spsc_queue::SpscQueueOpcode::DATA);
     queue.input().release(h);
   }

@@ -30,19 +30,24 @@ RegionInstanceView::RegionInstanceView(RegionPartLocalSpan payload, RegionPartLo
                                        spsc_queue::MonotonicClock clock, RegionCacheHooks hooks)
     : payload_(payload), counter_(counter), clock_(clock), hooks_(hooks) {
   if (payload_.base == 0 && payload_.logical_bytes != 0) {
-    fail("payload part has no base address");
+    fail(RegionViewErrorKind::INVALID_VIEW, RegionViewOp::CONSTRUCT,
+         "payload part has no base address");
   } else if (counter_.base == 0 && counter_.logical_bytes != 0) {
-    fail("counter part has no base address");
+    fail(RegionViewErrorKind::INVALID_VIEW, RegionViewOp::CONSTRUCT,
+         "counter part has no base address");
   } else if (counter_.base % alignof(int32_t) != 0) {
-    fail("counter base 0x%" PRIx64 " is not 4-byte aligned", counter_.base);
+    fail(RegionViewErrorKind::INVALID_VIEW, RegionViewOp::CONSTRUCT,
+         "counter base 0x%" PRIx64 " is not 4-byte aligned", counter_.base);
   } else if (!clock_.valid()) {
-    fail("no clock for waits");
+    fail(RegionViewErrorKind::INVALID_VIEW, RegionViewOp::CONSTRUCT, "no clock for waits");
   }
 }
 
-void RegionInstanceView::fail(const char* fmt, ...) {
+void RegionInstanceView::fail(RegionViewErrorKind kind, RegionViewOp op, const char* fmt, ...) {
   if (failed_) return;  // the first failure is the one worth reporting
   failed_ = true;
+  error_.kind = kind;
+  error_.op = op;
   va_list args;
   va_start(args, fmt);
   std::vsnprintf(error_.message, sizeof(error_.message), fmt, args);
@@ -51,7 +56,7 @@ void RegionInstanceView::fail(const char* fmt, ...) {
 
 bool RegionInstanceView::Counter::wait(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp,
                                        uint64_t timeout_ns, int32_t& observed) {
-  int32_t* p = slot(offset, "counter wait");
+  int32_t* p = slot(offset, RegionViewOp::WAIT, "counter wait");
   if (p == nullptr) return false;
   const uint64_t start = view_->clock_.now_ns();
   for (uint32_t spins = 0;; ++spins) {

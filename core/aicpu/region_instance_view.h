@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "aicpu/region_view_types.h"
 #include "common/spsq_clock.h"
@@ -28,8 +29,11 @@ class RegionInstanceView {
   class Payload {
    public:
     RegionPartLocalSpan span() const { return view_->payload_; }
-    // Makes [offset, offset + nbytes) readable and lends it; no copy.
-    bool read(uint64_t offset, uint64_t nbytes, RegionPayloadSpan& out);
+    // Makes [offset, offset + nbytes) readable and lends it; no copy. `Out`
+    // is any struct with `local_addr` (an integer or a pointer) and `nbytes`,
+    // e.g. RegionPayloadView or spsc_queue::SpscQueuePayloadView.
+    template <class Out>
+    bool read(uint64_t offset, uint64_t nbytes, Out& out);
     // Copies nbytes from src (which may be the span itself) and flushes.
     bool write(uint64_t offset, const void* src, uint64_t nbytes);
 
@@ -43,7 +47,9 @@ class RegionInstanceView {
    public:
     RegionPartLocalSpan span() const { return view_->counter_; }
     bool notify(uint64_t offset, int32_t value, RegionNotifyOp op);
-    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, RegionCounterSample& sample);
+    // `Sample` is any struct with `matched` and `observed`.
+    template <class Sample>
+    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, Sample& sample);
     // Polls with backoff (pause, then yield) until the comparison holds or
     // timeout_ns passes on the view's clock.
     bool wait(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, uint64_t timeout_ns,
@@ -52,7 +58,7 @@ class RegionInstanceView {
    private:
     friend class RegionInstanceView;
     explicit Counter(RegionInstanceView* view) : view_(view) {}
-    int32_t* slot(uint64_t offset, const char* what);
+    int32_t* slot(uint64_t offset, RegionViewOp op, const char* what);
     RegionInstanceView* view_;
   };
 
@@ -70,9 +76,10 @@ class RegionInstanceView {
   static uint64_t steady_now_ns();
 
  private:
-  void fail(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-  bool check_range(const RegionPartLocalSpan& part, const char* part_name, uint64_t offset,
-                   uint64_t nbytes);
+  void fail(RegionViewErrorKind kind, RegionViewOp op, const char* fmt, ...)
+      __attribute__((format(printf, 4, 5)));
+  uint8_t* check_range(const RegionPartLocalSpan& part, RegionViewOp op, const char* part_name,
+                       uint64_t offset, uint64_t nbytes);
 
   RegionPartLocalSpan payload_;
   RegionPartLocalSpan counter_;
@@ -84,51 +91,65 @@ class RegionInstanceView {
 
 // The per-message calls are inline so they fold into the endpoint's hot path
 // (an out-of-line call per access was a fifth of the instructions per message).
-inline bool RegionInstanceView::check_range(const RegionPartLocalSpan& part,
-                                            const char* part_name, uint64_t offset,
-                                            uint64_t nbytes) {
-  if (failed_) return false;
+// Local address of [offset, offset + nbytes) of `part`, or nullptr (and the
+// view fails) when the view already failed or the range leaves the part.
+inline uint8_t* RegionInstanceView::check_range(const RegionPartLocalSpan& part, RegionViewOp op,
+                                                const char* part_name, uint64_t offset,
+                                                uint64_t nbytes) {
+  if (failed_) return nullptr;
   if (offset > part.logical_bytes || nbytes > part.logical_bytes - offset) {
-    fail("%s access [%" PRIu64 ", +%" PRIu64 ") outside the %" PRIu64 "-byte part", part_name,
+    fail(RegionViewErrorKind::OUT_OF_BOUNDS, op,
+         "%s access [%" PRIu64 ", +%" PRIu64 ") outside the %" PRIu64 "-byte part", part_name,
          offset, nbytes, part.logical_bytes);
-    return false;
+    return nullptr;
   }
-  return true;
+  return reinterpret_cast<uint8_t*>(part.base) + offset;
 }
 
-inline bool RegionInstanceView::Payload::read(uint64_t offset, uint64_t nbytes,
-                                              RegionPayloadSpan& out) {
-  if (!view_->check_range(view_->payload_, "payload read", offset, nbytes)) return false;
-  uint8_t* addr = reinterpret_cast<uint8_t*>(view_->payload_.base) + offset;
+template <class Out>
+inline bool RegionInstanceView::Payload::read(uint64_t offset, uint64_t nbytes, Out& out) {
+  uint8_t* addr =
+      view_->check_range(view_->payload_, RegionViewOp::PAYLOAD_READ, "payload read", offset, nbytes);
+  if (addr == nullptr) return false;
   if (view_->hooks_.invalidate != nullptr) view_->hooks_.invalidate(addr, nbytes);
-  out.local_addr = addr;
+  using Addr = std::remove_reference_t<decltype(out.local_addr)>;
+  if constexpr (std::is_pointer_v<Addr>) {
+    out.local_addr = reinterpret_cast<Addr>(addr);
+  } else {
+    out.local_addr = static_cast<Addr>(reinterpret_cast<uintptr_t>(addr));
+  }
   out.nbytes = nbytes;
   return true;
 }
 
 inline bool RegionInstanceView::Payload::write(uint64_t offset, const void* src, uint64_t nbytes) {
-  if (!view_->check_range(view_->payload_, "payload write", offset, nbytes)) return false;
+  uint8_t* addr = view_->check_range(view_->payload_, RegionViewOp::PAYLOAD_WRITE, "payload write",
+                                     offset, nbytes);
+  if (addr == nullptr) return false;
   if (src == nullptr && nbytes != 0) {
-    view_->fail("payload write of %" PRIu64 " bytes from a null source", nbytes);
+    view_->fail(RegionViewErrorKind::INVALID_VIEW, RegionViewOp::PAYLOAD_WRITE,
+                "payload write of %" PRIu64 " bytes from a null source", nbytes);
     return false;
   }
-  uint8_t* addr = reinterpret_cast<uint8_t*>(view_->payload_.base) + offset;
   if (addr != src && nbytes != 0) std::memmove(addr, src, nbytes);
   if (view_->hooks_.flush != nullptr) view_->hooks_.flush(addr, nbytes);
   return true;
 }
 
-inline int32_t* RegionInstanceView::Counter::slot(uint64_t offset, const char* what) {
-  if (!view_->check_range(view_->counter_, what, offset, sizeof(int32_t))) return nullptr;
+inline int32_t* RegionInstanceView::Counter::slot(uint64_t offset, RegionViewOp op,
+                                                  const char* what) {
+  uint8_t* addr = view_->check_range(view_->counter_, op, what, offset, sizeof(int32_t));
+  if (addr == nullptr) return nullptr;
   if (offset % sizeof(int32_t) != 0) {
-    view_->fail("%s at offset %" PRIu64 " is not 4-byte aligned", what, offset);
+    view_->fail(RegionViewErrorKind::OUT_OF_BOUNDS, op,
+                "%s at offset %" PRIu64 " is not 4-byte aligned", what, offset);
     return nullptr;
   }
-  return reinterpret_cast<int32_t*>(view_->counter_.base + offset);
+  return reinterpret_cast<int32_t*>(addr);
 }
 
 inline bool RegionInstanceView::Counter::notify(uint64_t offset, int32_t value, RegionNotifyOp op) {
-  int32_t* p = slot(offset, "counter notify");
+  int32_t* p = slot(offset, RegionViewOp::NOTIFY, "counter notify");
   if (p == nullptr) return false;
   switch (op) {
     case RegionNotifyOp::Set:
@@ -138,13 +159,15 @@ inline bool RegionInstanceView::Counter::notify(uint64_t offset, int32_t value, 
       __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL);
       return true;
   }
-  view_->fail("counter notify with unknown op %u", static_cast<unsigned>(op));
+  view_->fail(RegionViewErrorKind::INVALID_ENUM, RegionViewOp::NOTIFY,
+              "counter notify with unknown op %u", static_cast<unsigned>(op));
   return false;
 }
 
+template <class Sample>
 inline bool RegionInstanceView::Counter::test(uint64_t offset, int32_t cmp_value,
-                                              RegionWaitCmp cmp, RegionCounterSample& sample) {
-  int32_t* p = slot(offset, "counter test");
+                                              RegionWaitCmp cmp, Sample& sample) {
+  int32_t* p = slot(offset, RegionViewOp::TEST, "counter test");
   if (p == nullptr) return false;
   sample.observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
   sample.matched = region_wait_cmp_holds(sample.observed, cmp, cmp_value);

@@ -18,21 +18,47 @@ enum class RegionNotifyOp : uint32_t { Set = 0, Add = 1 };
 enum class RegionWaitCmp : uint32_t { EQ = 0, NE = 1, GT = 2, GE = 3, LT = 4, LE = 5 };
 
 // Result of counter().test().
-struct RegionCounterSample {
+struct RegionSignalTestResult {
   bool matched = false;
   int32_t observed = 0;
 };
 
 // Result of payload().read(): a borrowed view of the span, valid until the
-// next read or write of the view. L2 fills output reservations through it.
-struct RegionPayloadSpan {
-  uint8_t* local_addr = nullptr;
+// next read or write of the view. The address is an integer, as in the
+// shipped runtime; L2 code casts it to fill output reservations.
+struct RegionPayloadView {
+  uint64_t local_addr = 0;
   uint64_t nbytes = 0;
 };
 
 inline constexpr size_t kRegionViewErrorMessageBytes = 256;
 
+enum class RegionViewErrorKind : uint32_t {
+  NONE = 0,
+  INVALID_VIEW = 1,
+  OUT_OF_BOUNDS = 2,
+  INVALID_ENUM = 3,
+  TIMEOUT = 4,
+  ISSUED_FAILURE = 5,
+};
+
+// The view call that failed.
+enum class RegionViewOp : uint32_t {
+  NONE = 0,
+  CONSTRUCT = 1,
+  PAYLOAD_READ = 2,
+  PAYLOAD_WRITE = 3,
+  NOTIFY = 4,
+  TEST = 5,
+  WAIT = 6,
+  COUNTER_ADDR = 7,
+};
+
+// The first failure of a view (views fail stickily).
 struct RegionViewError {
+  RegionViewErrorKind kind = RegionViewErrorKind::NONE;
+  RegionViewOp op = RegionViewOp::NONE;
+  int32_t observed = 0;  // the counter value a failed wait last saw
   char message[kRegionViewErrorMessageBytes] = {};
 };
 

@@ -41,15 +41,15 @@ class SpscQueueEndpoint {
                     MonotonicClock clock)
       : state_(std::move(view), clock),
         input_(&state_,
-               input_direction(layout_of(binding), SpscQueueOperation::INPUT_TRY_PEEK,
-                               SpscQueueOperation::INPUT_RELEASE),
+               input_direction(layout_of(binding), SpscQueueOp::INPUT_TRY_PEEK,
+                               SpscQueueOp::INPUT_RELEASE),
                MaxInflight, /*repeat_active=*/false),
-        output_(&state_, output_direction(layout_of(binding), SpscQueueOperation::OUTPUT_TRY_RESERVE,
-                                          SpscQueueOperation::OUTPUT_PUBLISH)) {
+        output_(&state_, output_direction(layout_of(binding), SpscQueueOp::OUTPUT_TRY_RESERVE,
+                                          SpscQueueOp::OUTPUT_PUBLISH)) {
     SpscQueueLayout layout{};
     if (!validate(binding, clock, &layout)) return;
     state_.activate(layout, binding.session_instance_id_bits, binding.transaction_id,
-                    layout.peer_abort_flag_offset, layout.initiator_abort_flag_offset);
+                    layout.peer_abort_offset, layout.initiator_abort_offset);
   }
 
   SpscQueueEndpoint(const SpscQueueEndpoint&) = delete;

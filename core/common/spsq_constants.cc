@@ -25,20 +25,20 @@ const char* error_kind_name(SpscQueueErrorKind kind) {
   return "UNKNOWN_KIND";
 }
 
-const char* operation_name(SpscQueueOperation op) {
+const char* operation_name(SpscQueueOp op) {
   switch (op) {
-    case SpscQueueOperation::NONE: return "NONE";
-    case SpscQueueOperation::INIT: return "INIT";
-    case SpscQueueOperation::TIMEOUT: return "TIMEOUT";
-    case SpscQueueOperation::INPUT_TRY_PEEK: return "INPUT_TRY_PEEK";
-    case SpscQueueOperation::INPUT_RELEASE: return "INPUT_RELEASE";
-    case SpscQueueOperation::OUTPUT_TRY_RESERVE: return "OUTPUT_TRY_RESERVE";
-    case SpscQueueOperation::OUTPUT_PUBLISH: return "OUTPUT_PUBLISH";
-    case SpscQueueOperation::L3_ENQUEUE: return "L3_ENQUEUE";
-    case SpscQueueOperation::L3_REQUEST_STOP: return "L3_REQUEST_STOP";
-    case SpscQueueOperation::L3_OUTPUT_PEEK: return "L3_OUTPUT_PEEK";
-    case SpscQueueOperation::L3_OUTPUT_READ: return "L3_OUTPUT_READ";
-    case SpscQueueOperation::L3_OUTPUT_RELEASE: return "L3_OUTPUT_RELEASE";
+    case SpscQueueOp::NONE: return "NONE";
+    case SpscQueueOp::INIT: return "INIT";
+    case SpscQueueOp::TIMEOUT: return "TIMEOUT";
+    case SpscQueueOp::INPUT_TRY_PEEK: return "INPUT_TRY_PEEK";
+    case SpscQueueOp::INPUT_RELEASE: return "INPUT_RELEASE";
+    case SpscQueueOp::OUTPUT_TRY_RESERVE: return "OUTPUT_TRY_RESERVE";
+    case SpscQueueOp::OUTPUT_PUBLISH: return "OUTPUT_PUBLISH";
+    case SpscQueueOp::L3_ENQUEUE: return "L3_ENQUEUE";
+    case SpscQueueOp::L3_REQUEST_STOP: return "L3_REQUEST_STOP";
+    case SpscQueueOp::L3_OUTPUT_PEEK: return "L3_OUTPUT_PEEK";
+    case SpscQueueOp::L3_OUTPUT_READ: return "L3_OUTPUT_READ";
+    case SpscQueueOp::L3_OUTPUT_RELEASE: return "L3_OUTPUT_RELEASE";
   }
   return "UNKNOWN_OP";
 }

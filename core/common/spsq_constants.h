@@ -19,20 +19,20 @@ inline constexpr uint64_t kSpscQueueMagicVersion =
 static_assert(kSpscQueueMagicVersion == 0x5350535100010000ull, "packed magic_version");
 
 inline constexpr size_t kSpscQueueEndpointBindingScalarCount = 10;
-inline constexpr uint64_t kSpscQueueDescriptorBytes = 32;
-inline constexpr uint64_t kSpscQueueDescriptorRingAlign = 8;
-inline constexpr uint64_t kSpscQueueArenaAlign = 64;
-inline constexpr uint64_t kSpscQueueCounterStride = 64;
-inline constexpr uint64_t kSpscQueueCounterBytes = 384;
-inline constexpr uint64_t kSpscQueueMaxDepth = uint64_t{1} << 30;
+inline constexpr uint64_t kDescriptorBytes = 32;
+inline constexpr uint64_t kDescriptorRingAlignment = 8;
+inline constexpr uint64_t kArenaAlignment = 64;
+inline constexpr uint64_t kCounterStride = 64;
+inline constexpr uint64_t kCounterBytes = 384;
+inline constexpr uint64_t kMaxDepth = uint64_t{1} << 30;
 
 // Signal offsets inside the counter region; each slot is one int32.
 inline constexpr uint64_t kInputDescTailOffset = 0;       // writer: L3
 inline constexpr uint64_t kInputDescHeadOffset = 64;      // writer: L2
 inline constexpr uint64_t kOutputDescTailOffset = 128;    // writer: L2
 inline constexpr uint64_t kOutputDescHeadOffset = 192;    // writer: L3
-inline constexpr uint64_t kInitiatorAbortFlagOffset = 256;  // writer: L3
-inline constexpr uint64_t kPeerAbortFlagOffset = 320;       // writer: L2
+inline constexpr uint64_t kInitiatorAbortOffset = 256;  // writer: L3
+inline constexpr uint64_t kPeerAbortOffset = 320;       // writer: L2
 
 // Descriptor field byte offsets (little-endian uint64 each).
 inline constexpr uint64_t kDescriptorSeqOffset = 0;
@@ -60,7 +60,7 @@ enum class SpscQueueErrorKind : uint32_t {
 // Operation in progress when an error was recorded. 1..6 are the ABI values of
 // the L2 endpoint; 7.. name the L3 queue's operations (an extension of this
 // implementation: the contract fixes no values for the L3 side).
-enum class SpscQueueOperation : uint32_t {
+enum class SpscQueueOp : uint32_t {
   NONE = 0,
   INIT = 1,
   TIMEOUT = 2,
@@ -77,7 +77,7 @@ enum class SpscQueueOperation : uint32_t {
 
 const char* opcode_name(uint64_t opcode);
 const char* error_kind_name(SpscQueueErrorKind kind);
-const char* operation_name(SpscQueueOperation op);
+const char* operation_name(SpscQueueOp op);
 
 }  // namespace spsc_queue
 

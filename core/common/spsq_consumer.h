@@ -86,7 +86,7 @@ class SpscConsumer {
   bool release(const SpscQueueInputHandle& h) {
     if (!state_->live()) return false;
     const uint64_t k = h.seq - 1;  // seq is 1-based; seq 0 wraps far out of range
-    if (h.owner != state_->owner_token() || h.seq == 0 || k < head_ || k >= next_ ||
+    if (h.owner_cookie != state_->owner_token() || h.seq == 0 || k < head_ || k >= next_ ||
         !matches(entry(k), h) || entry(k).released) {
       state_->poison(SpscQueueErrorKind::OWNERSHIP, dir_.finish_op,
                      "release of a handle this queue does not hold (seq %" PRIu64
@@ -128,15 +128,16 @@ class SpscConsumer {
 
   void fill(const Entry& e, SpscQueueInputHandle& h) const {
     h.seq = expected_seq(e.k);
-    h.opcode = e.opcode;
+    h.opcode = static_cast<SpscQueueOpcode>(e.opcode);  // validated: DATA, STOP or ERROR
     h.payload_offset = e.offset;
     h.payload_nbytes = e.nbytes;
-    h.payload = e.payload;
-    h.owner = state_->owner_token();
+    h.payload.local_addr = reinterpret_cast<uintptr_t>(e.payload);
+    h.payload.nbytes = e.nbytes;
+    h.owner_cookie = state_->owner_token();
   }
 
   static bool matches(const Entry& e, const SpscQueueInputHandle& h) {
-    return e.opcode == h.opcode && e.offset == h.payload_offset && e.nbytes == h.payload_nbytes;
+    return e.opcode == static_cast<uint64_t>(h.opcode) && e.offset == h.payload_offset && e.nbytes == h.payload_nbytes;
   }
 
   // The arena rule fixes where the next payload starts unless it wraps, so

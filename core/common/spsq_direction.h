@@ -19,12 +19,12 @@ struct SpscDirection {
   uint64_t tail_counter;  // written by the producer
   uint64_t head_counter;  // written by the consumer
   uint64_t opcode_mask;   // bit (1 << opcode) per opcode the direction carries
-  SpscQueueOperation acquire_op;  // consumer peek / producer reserve
-  SpscQueueOperation finish_op;   // consumer release / producer publish
+  SpscQueueOp acquire_op;  // consumer peek / producer reserve
+  SpscQueueOp finish_op;   // consumer release / producer publish
 
   bool carries(uint64_t opcode) const { return opcode < 64 && ((opcode_mask >> opcode) & 1u); }
   uint64_t slot_offset(uint64_t k) const {
-    return ring_offset + (k & (depth - 1)) * kSpscQueueDescriptorBytes;
+    return ring_offset + (k & (depth - 1)) * kDescriptorBytes;
   }
   // `offset` if it still lies inside the arena, else the arena start: where
   // the next message goes when it does not wrap (prefetch hints only).
@@ -38,10 +38,10 @@ inline constexpr uint64_t opcode_bit(SpscQueueOpcode op) {
 }
 
 // L3 -> L2: DATA and STOP.
-inline SpscDirection input_direction(const SpscQueueLayout& l, SpscQueueOperation acquire,
-                                     SpscQueueOperation finish) {
+inline SpscDirection input_direction(const SpscQueueLayout& l, SpscQueueOp acquire,
+                                     SpscQueueOp finish) {
   return SpscDirection{l.depth,
-                       l.input_desc_ring_offset,
+                       l.input_desc_offset,
                        l.input_arena_offset,
                        l.input_arena_bytes,
                        l.input_desc_tail_offset,
@@ -52,10 +52,10 @@ inline SpscDirection input_direction(const SpscQueueLayout& l, SpscQueueOperatio
 }
 
 // L2 -> L3: DATA and ERROR.
-inline SpscDirection output_direction(const SpscQueueLayout& l, SpscQueueOperation acquire,
-                                      SpscQueueOperation finish) {
+inline SpscDirection output_direction(const SpscQueueLayout& l, SpscQueueOp acquire,
+                                      SpscQueueOp finish) {
   return SpscDirection{l.depth,
-                       l.output_desc_ring_offset,
+                       l.output_desc_offset,
                        l.output_arena_offset,
                        l.output_arena_bytes,
                        l.output_desc_tail_offset,

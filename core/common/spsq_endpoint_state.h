@@ -13,6 +13,7 @@
 #include "common/spsq_clock.h"
 #include "common/spsq_descriptor.h"
 #include "common/spsq_error.h"
+#include "common/spsq_handles.h"
 #include "common/spsq_layout.h"
 
 namespace spsc_queue {
@@ -63,12 +64,12 @@ class SpscEndpointState {
     if (error_.kind != SpscQueueErrorKind::NONE) return;
     va_list args;
     va_start(args, fmt);
-    record(kind, SpscQueueOperation::INIT, fmt, args);
+    record(kind, SpscQueueOp::INIT, fmt, args);
     va_end(args);
   }
 
   // Local poison: first error wins; the own abort flag is Set to 1 once.
-  void poison(SpscQueueErrorKind kind, SpscQueueOperation op, const char* fmt, ...)
+  void poison(SpscQueueErrorKind kind, SpscQueueOp op, const char* fmt, ...)
       __attribute__((format(printf, 4, 5))) {
     if (error_.kind != SpscQueueErrorKind::NONE) return;
     va_list args;
@@ -79,7 +80,7 @@ class SpscEndpointState {
   }
 
   // The peer raised its flag: terminal, but the local flag stays down.
-  void remote_abort(SpscQueueOperation op, int32_t flag_value) {
+  void remote_abort(SpscQueueOp op, int32_t flag_value) {
     if (error_.kind != SpscQueueErrorKind::NONE) return;
     char text[96];
     std::snprintf(text, sizeof(text), "peer abort flag at counter offset %llu reads %d",
@@ -90,8 +91,8 @@ class SpscEndpointState {
 
   // Samples the peer's abort flag (raised when >= 1). A view failure here is
   // not a shared mutation, but the handle cannot go on without its view.
-  bool peer_abort_raised(SpscQueueOperation op) {
-    RegionCounterSample sample{};
+  bool peer_abort_raised(SpscQueueOp op) {
+    RegionSignalTestResult sample{};
     if (!view_.counter().test(peer_abort_offset_, 1, RegionWaitCmp::GE, sample)) {
       poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter test of the peer abort flag failed: %s",
              view_.error().message);
@@ -105,8 +106,8 @@ class SpscEndpointState {
   }
 
   // Reads one counter slot (acquire). False means the handle is now poisoned.
-  bool read_counter(uint64_t offset, SpscQueueOperation op, int32_t* observed) {
-    RegionCounterSample sample{};
+  bool read_counter(uint64_t offset, SpscQueueOp op, int32_t* observed) {
+    RegionSignalTestResult sample{};
     if (!view_.counter().test(offset, 0, RegionWaitCmp::GE, sample)) {
       poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter test at offset %llu failed: %s",
              static_cast<unsigned long long>(offset), view_.error().message);
@@ -118,29 +119,29 @@ class SpscEndpointState {
 
   // Maps [offset, offset + nbytes) of the payload part (a borrowed view). A
   // view that fails or lends less than asked poisons with ENDPOINT_ERROR.
-  bool map_payload(uint64_t offset, uint64_t nbytes, SpscQueueOperation op, uint8_t** out) {
-    RegionPayloadSpan span{};
-    if (!view_.payload().read(offset, nbytes, span) || span.local_addr == nullptr ||
+  bool map_payload(uint64_t offset, uint64_t nbytes, SpscQueueOp op, uint8_t** out) {
+    SpscQueuePayloadView span{};  // the runtime's own out type (any works)
+    if (!view_.payload().read(offset, nbytes, span) || span.local_addr == 0 ||
         span.nbytes < nbytes) {
       poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "payload read of [%llu, +%llu) failed: %s",
              static_cast<unsigned long long>(offset), static_cast<unsigned long long>(nbytes),
              view_.error().message);
       return false;
     }
-    *out = span.local_addr;
+    *out = reinterpret_cast<uint8_t*>(span.local_addr);
     return true;
   }
 
   // Reads the 32 descriptor bytes at `offset`. False means poisoned.
-  bool read_descriptor(uint64_t offset, SpscQueueOperation op, SpscQueueDescriptor* d) {
+  bool read_descriptor(uint64_t offset, SpscQueueOp op, SpscQueueDescriptor* d) {
     uint8_t* bytes = nullptr;
-    if (!map_payload(offset, kSpscQueueDescriptorBytes, op, &bytes)) return false;
+    if (!map_payload(offset, kDescriptorBytes, op, &bytes)) return false;
     *d = decode_descriptor(bytes);
     return true;
   }
 
   // Publishes one counter slot (plain Set, release). False means poisoned.
-  bool write_counter(uint64_t offset, int32_t value, SpscQueueOperation op) {
+  bool write_counter(uint64_t offset, int32_t value, SpscQueueOp op) {
     if (!view_.counter().notify(offset, value, RegionNotifyOp::Set)) {
       poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter notify at offset %llu failed: %s",
              static_cast<unsigned long long>(offset), view_.error().message);
@@ -155,7 +156,7 @@ class SpscEndpointState {
   // `watch_offset` differs from `watch_value()`. On expiry the peer abort
   // flag is sampled (never earlier: the spec ties it to expiry).
   template <class Attempt, class WatchValue>
-  bool block(uint64_t timeout_ns, SpscQueueOperation op, uint64_t watch_offset,
+  bool block(uint64_t timeout_ns, SpscQueueOp op, uint64_t watch_offset,
              Attempt&& attempt, WatchValue&& watch_value) {
     if (!live() || timeout_ns == 0) return false;
     const uint64_t start = now_ns();
@@ -181,12 +182,12 @@ class SpscEndpointState {
         return false;
       }
     }
-    peer_abort_raised(SpscQueueOperation::TIMEOUT);
+    peer_abort_raised(SpscQueueOp::TIMEOUT);
     return false;
   }
 
  private:
-  void record(SpscQueueErrorKind kind, SpscQueueOperation op, const char* fmt, va_list args) {
+  void record(SpscQueueErrorKind kind, SpscQueueOp op, const char* fmt, va_list args) {
     SpscQueueError e;
     e.kind = kind;
     e.op = op;

@@ -7,7 +7,7 @@
 
 namespace spsc_queue {
 
-SpscQueueError make_error(SpscQueueErrorKind kind, SpscQueueOperation op,
+SpscQueueError make_error(SpscQueueErrorKind kind, SpscQueueOp op,
                           const char* fmt, ...) {
   SpscQueueError error;
   error.kind = kind;
@@ -21,10 +21,9 @@ SpscQueueError make_error(SpscQueueErrorKind kind, SpscQueueOperation op,
 
 void set_error_identity(SpscQueueError* error, uint64_t session_bits,
                         uint64_t transaction_id) {
-  if (error->has_identity) return;  // the text already names it
+  if (error->has_identity()) return;  // the text already names it
   error->session_instance_id_bits = session_bits;
   error->transaction_id = transaction_id;
-  error->has_identity = true;
   // The identity also goes into the text, so whoever logs only the message
   // can still correlate the failure with its RegionInstance.
   const size_t used = std::strlen(error->message);

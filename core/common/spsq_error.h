@@ -14,17 +14,19 @@ inline constexpr size_t kSpscQueueErrorMessageBytes = 256;
 
 struct SpscQueueError {
   SpscQueueErrorKind kind = SpscQueueErrorKind::NONE;
-  SpscQueueOperation op = SpscQueueOperation::NONE;
+  SpscQueueOp op = SpscQueueOp::NONE;
   uint64_t session_instance_id_bits = 0;
   uint64_t transaction_id = 0;
-  bool has_identity = false;  // identity fields are meaningful
   char message[kSpscQueueErrorMessageBytes] = {};
 
   bool ok() const { return kind == SpscQueueErrorKind::NONE; }
+  // An accepted binding's transaction_id is nonzero, so a zero one means the
+  // error names no RegionInstance.
+  bool has_identity() const { return transaction_id != 0; }
 };
 
 // Builds an error; `fmt` is printf-style and truncated to fit `message`.
-SpscQueueError make_error(SpscQueueErrorKind kind, SpscQueueOperation op,
+SpscQueueError make_error(SpscQueueErrorKind kind, SpscQueueOp op,
                           const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

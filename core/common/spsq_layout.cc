@@ -39,41 +39,39 @@ SpscLayoutStatus SpscQueueLayout::create_checked(uint64_t depth, uint64_t in, ui
                                                  SpscQueueLayout* out) {
   if (depth == 0) return SpscLayoutStatus::DEPTH_ZERO;
   if ((depth & (depth - 1)) != 0) return SpscLayoutStatus::DEPTH_NOT_POWER_OF_TWO;
-  if (depth > kSpscQueueMaxDepth) return SpscLayoutStatus::DEPTH_TOO_LARGE;
+  if (depth > kMaxDepth) return SpscLayoutStatus::DEPTH_TOO_LARGE;
   if (in == 0) return SpscLayoutStatus::INPUT_ARENA_ZERO;
-  if (in % kSpscQueueArenaAlign != 0) return SpscLayoutStatus::INPUT_ARENA_NOT_64_MULTIPLE;
+  if (in % kArenaAlignment != 0) return SpscLayoutStatus::INPUT_ARENA_NOT_64_MULTIPLE;
   if (out_arena == 0) return SpscLayoutStatus::OUTPUT_ARENA_ZERO;
-  if (out_arena % kSpscQueueArenaAlign != 0) return SpscLayoutStatus::OUTPUT_ARENA_NOT_64_MULTIPLE;
+  if (out_arena % kArenaAlignment != 0) return SpscLayoutStatus::OUTPUT_ARENA_NOT_64_MULTIPLE;
 
   uint64_t ring_bytes, both_rings, input_arena_offset, input_end, output_arena_offset,
       payload_bytes;
-  if (!checked_mul(depth, kSpscQueueDescriptorBytes, &ring_bytes) ||
+  if (!checked_mul(depth, kDescriptorBytes, &ring_bytes) ||
       !checked_mul(ring_bytes, 2, &both_rings) ||
-      !checked_align_up(both_rings, kSpscQueueArenaAlign, &input_arena_offset) ||
+      !checked_align_up(both_rings, kArenaAlignment, &input_arena_offset) ||
       !checked_add(input_arena_offset, in, &input_end) ||
-      !checked_align_up(input_end, kSpscQueueArenaAlign, &output_arena_offset) ||
+      !checked_align_up(input_end, kArenaAlignment, &output_arena_offset) ||
       !checked_add(output_arena_offset, out_arena, &payload_bytes)) {
     return SpscLayoutStatus::OVERFLOW;
   }
   if (out == nullptr) return SpscLayoutStatus::OK;
   SpscQueueLayout l;
   l.depth = depth;
-  l.input_desc_ring_offset = 0;
-  l.input_desc_ring_bytes = ring_bytes;
-  l.output_desc_ring_offset = ring_bytes;
-  l.output_desc_ring_bytes = ring_bytes;
+  l.input_desc_offset = 0;
+  l.output_desc_offset = ring_bytes;
   l.input_arena_offset = input_arena_offset;
   l.input_arena_bytes = in;
   l.output_arena_offset = output_arena_offset;
   l.output_arena_bytes = out_arena;
   l.payload_bytes = payload_bytes;
-  l.counter_bytes = kSpscQueueCounterBytes;
+  l.counter_bytes = kCounterBytes;
   l.input_desc_tail_offset = kInputDescTailOffset;
   l.input_desc_head_offset = kInputDescHeadOffset;
   l.output_desc_tail_offset = kOutputDescTailOffset;
   l.output_desc_head_offset = kOutputDescHeadOffset;
-  l.initiator_abort_flag_offset = kInitiatorAbortFlagOffset;
-  l.peer_abort_flag_offset = kPeerAbortFlagOffset;
+  l.initiator_abort_offset = kInitiatorAbortOffset;
+  l.peer_abort_offset = kPeerAbortOffset;
   *out = l;
   return SpscLayoutStatus::OK;
 }
@@ -84,10 +82,8 @@ bool SpscQueueLayout::create(uint64_t depth, uint64_t in, uint64_t out_arena,
 }
 
 bool operator==(const SpscQueueLayout& a, const SpscQueueLayout& b) {
-  return a.depth == b.depth && a.input_desc_ring_offset == b.input_desc_ring_offset &&
-         a.input_desc_ring_bytes == b.input_desc_ring_bytes &&
-         a.output_desc_ring_offset == b.output_desc_ring_offset &&
-         a.output_desc_ring_bytes == b.output_desc_ring_bytes &&
+  return a.depth == b.depth && a.input_desc_offset == b.input_desc_offset &&
+         a.output_desc_offset == b.output_desc_offset &&
          a.input_arena_offset == b.input_arena_offset &&
          a.input_arena_bytes == b.input_arena_bytes &&
          a.output_arena_offset == b.output_arena_offset &&
@@ -97,8 +93,8 @@ bool operator==(const SpscQueueLayout& a, const SpscQueueLayout& b) {
          a.input_desc_head_offset == b.input_desc_head_offset &&
          a.output_desc_tail_offset == b.output_desc_tail_offset &&
          a.output_desc_head_offset == b.output_desc_head_offset &&
-         a.initiator_abort_flag_offset == b.initiator_abort_flag_offset &&
-         a.peer_abort_flag_offset == b.peer_abort_flag_offset;
+         a.initiator_abort_offset == b.initiator_abort_offset &&
+         a.peer_abort_offset == b.peer_abort_offset;
 }
 
 }  // namespace spsc_queue

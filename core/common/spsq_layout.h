@@ -24,24 +24,24 @@ enum class SpscLayoutStatus : uint32_t {
 
 const char* layout_status_name(SpscLayoutStatus status);
 
+// Field names, types and order are the shipped runtime's (wire-contract.md,
+// "Source compatibility"); each descriptor ring is depth * 32 bytes.
 struct SpscQueueLayout {
   uint64_t depth;
-  uint64_t input_desc_ring_offset;   // always 0
-  uint64_t input_desc_ring_bytes;    // depth * 32
-  uint64_t output_desc_ring_offset;  // depth * 32
-  uint64_t output_desc_ring_bytes;   // depth * 32
-  uint64_t input_arena_offset;
   uint64_t input_arena_bytes;
-  uint64_t output_arena_offset;
   uint64_t output_arena_bytes;
+  uint64_t input_desc_offset;   // always 0
+  uint64_t output_desc_offset;  // depth * 32
+  uint64_t input_arena_offset;
+  uint64_t output_arena_offset;
   uint64_t payload_bytes;
-  uint64_t counter_bytes;  // always 384
   uint64_t input_desc_tail_offset;
   uint64_t input_desc_head_offset;
   uint64_t output_desc_tail_offset;
   uint64_t output_desc_head_offset;
-  uint64_t initiator_abort_flag_offset;
-  uint64_t peer_abort_flag_offset;
+  uint64_t initiator_abort_offset;
+  uint64_t peer_abort_offset;
+  uint64_t counter_bytes;  // always 384
 
   // Fills *out and returns true for a valid triple; leaves *out untouched and
   // returns false otherwise (including any arithmetic overflow).
@@ -53,10 +53,10 @@ struct SpscQueueLayout {
 
   // Byte offset of descriptor slot for logical index k in each ring.
   uint64_t input_slot_offset(uint64_t k) const {
-    return input_desc_ring_offset + (k & (depth - 1)) * kSpscQueueDescriptorBytes;
+    return input_desc_offset + (k & (depth - 1)) * kDescriptorBytes;
   }
   uint64_t output_slot_offset(uint64_t k) const {
-    return output_desc_ring_offset + (k & (depth - 1)) * kSpscQueueDescriptorBytes;
+    return output_desc_offset + (k & (depth - 1)) * kDescriptorBytes;
   }
 };
 

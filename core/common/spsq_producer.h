@@ -54,7 +54,7 @@ class SpscProducer {
 
   // The operations errors report from now on (L3 uses one producer for both
   // enqueue and request_stop).
-  void set_operations(SpscQueueOperation acquire, SpscQueueOperation finish) {
+  void set_operations(SpscQueueOp acquire, SpscQueueOp finish) {
     dir_.acquire_op = acquire;
     dir_.finish_op = finish;
   }
@@ -65,13 +65,13 @@ class SpscProducer {
   bool publish(const SpscQueueOutputReservation& r, SpscQueueOpcode opcode,
                const void* src = nullptr) {
     if (!state_->live()) return false;
-    if (!active_ || r.owner != state_->owner_token() || r.generation != generation_ ||
-        r.payload_offset != active_placement_.payload_offset ||
+    if (!active_ || !r.valid || r.owner_cookie != state_->owner_token() ||
+        r.seq != expected_seq(tail_) || r.payload_offset != active_placement_.payload_offset ||
         r.payload_nbytes != active_nbytes_) {
       state_->poison(SpscQueueErrorKind::OWNERSHIP, dir_.finish_op,
                      "publish of an unknown, stale, already-published or foreign reservation "
-                     "(generation %" PRIu64 ", active %s generation %" PRIu64 ")",
-                     r.generation, active_ ? "is" : "none,", generation_);
+                     "(seq %" PRIu64 ", active %s seq %" PRIu64 ")",
+                     r.seq, active_ ? "is" : "none,", expected_seq(tail_));
       return false;
     }
     const uint64_t op = static_cast<uint64_t>(opcode);
@@ -84,7 +84,7 @@ class SpscProducer {
     }
     active_ = false;
     if (active_nbytes_ != 0) {
-      const void* bytes = src != nullptr ? src : static_cast<const void*>(r.payload);
+      const void* bytes = src != nullptr ? src : static_cast<const void*>(payload_data(r));
       if (bytes == nullptr ||
           !state_->view().payload().write(r.payload_offset, bytes, active_nbytes_)) {
         return fail_mutation("payload write");
@@ -128,7 +128,8 @@ class SpscProducer {
     if (!state_->live()) return false;
     if (active_) {
       state_->poison(SpscQueueErrorKind::OWNERSHIP, dir_.acquire_op,
-                     "reserve while reservation %" PRIu64 " is still active", generation_);
+                     "reserve while reservation seq %" PRIu64 " is still active",
+                     expected_seq(tail_));
       return false;
     }
     if (nbytes > dir_.arena_bytes) return false;
@@ -151,14 +152,15 @@ class SpscProducer {
       return false;
     }
     active_ = true;
-    ++generation_;
     active_placement_ = p;
     active_nbytes_ = nbytes;
+    r.seq = expected_seq(tail_);
     r.payload_offset = p.payload_offset;
     r.payload_nbytes = nbytes;
-    r.payload = span_addr;
-    r.owner = state_->owner_token();
-    r.generation = generation_;
+    r.payload.local_addr = reinterpret_cast<uintptr_t>(span_addr);
+    r.payload.nbytes = span_addr != nullptr ? nbytes : 0;
+    r.owner_cookie = state_->owner_token();
+    r.valid = true;
     return true;
   }
 
@@ -220,8 +222,7 @@ class SpscProducer {
   uint64_t head_ = 0;
   uint64_t cursor_ = 0;
   uint64_t released_cursor_ = 0;
-  bool active_ = false;
-  uint64_t generation_ = 0;
+  bool active_ = false;  // a reservation for seq tail_ + 1 is out
   SpscArenaPlacement active_placement_{};
   uint64_t active_nbytes_ = 0;
   uint64_t payload_hint_ = dir_.arena_offset;  // next line the producer will write

@@ -29,21 +29,21 @@ TEST(Constants, MatchWireContract) {
   EXPECT_EQ(kSpscQueueMagic, 0x53505351u);
   EXPECT_EQ(kSpscQueueMagicVersion, 0x5350535100010000ull);
   EXPECT_EQ(kSpscQueueEndpointBindingScalarCount, 10u);
-  EXPECT_EQ(kSpscQueueDescriptorBytes, 32u);
-  EXPECT_EQ(kSpscQueueCounterBytes, 384u);
-  EXPECT_EQ(kSpscQueueMaxDepth, 1ull << 30);
+  EXPECT_EQ(kDescriptorBytes, 32u);
+  EXPECT_EQ(kCounterBytes, 384u);
+  EXPECT_EQ(kMaxDepth, 1ull << 30);
   EXPECT_EQ(static_cast<uint64_t>(SpscQueueOpcode::DATA), 1u);
   EXPECT_EQ(static_cast<uint64_t>(SpscQueueOpcode::STOP), 2u);
   EXPECT_EQ(static_cast<uint64_t>(SpscQueueOpcode::ERROR), 3u);
   EXPECT_EQ(static_cast<uint32_t>(SpscQueueErrorKind::ENDPOINT_ERROR), 6u);
   EXPECT_EQ(static_cast<uint32_t>(SpscQueueErrorKind::REMOTE_ABORTED), 5u);
-  EXPECT_EQ(static_cast<uint32_t>(SpscQueueOperation::OUTPUT_PUBLISH), 6u);
+  EXPECT_EQ(static_cast<uint32_t>(SpscQueueOp::OUTPUT_PUBLISH), 6u);
   EXPECT_EQ(kInputDescTailOffset, 0u);
   EXPECT_EQ(kInputDescHeadOffset, 64u);
   EXPECT_EQ(kOutputDescTailOffset, 128u);
   EXPECT_EQ(kOutputDescHeadOffset, 192u);
-  EXPECT_EQ(kInitiatorAbortFlagOffset, 256u);
-  EXPECT_EQ(kPeerAbortFlagOffset, 320u);
+  EXPECT_EQ(kInitiatorAbortOffset, 256u);
+  EXPECT_EQ(kPeerAbortOffset, 320u);
 }
 
 TEST(Binding, RoundTripsTenScalarsInSpecOrder) {
@@ -145,17 +145,17 @@ TEST(Layout, GoldenVectors) {
   for (const Golden& g : golden) {
     SpscQueueLayout l{};
     ASSERT_TRUE(SpscQueueLayout::create(g.depth, g.in, g.out, &l)) << g.depth;
-    EXPECT_EQ(l.input_desc_ring_offset, 0u);
-    EXPECT_EQ(l.input_desc_ring_bytes, g.depth * 32);
-    EXPECT_EQ(l.output_desc_ring_offset, g.output_ring);
-    EXPECT_EQ(l.output_desc_ring_bytes, g.depth * 32);
+    EXPECT_EQ(l.input_desc_offset, 0u);
+    EXPECT_EQ(l.depth * 32, g.depth * 32);
+    EXPECT_EQ(l.output_desc_offset, g.output_ring);
+    EXPECT_EQ(l.depth * 32, g.depth * 32);
     EXPECT_EQ(l.input_arena_offset, g.input_arena);
     EXPECT_EQ(l.input_arena_bytes, g.in);
     EXPECT_EQ(l.output_arena_offset, g.output_arena);
     EXPECT_EQ(l.output_arena_bytes, g.out);
     EXPECT_EQ(l.payload_bytes, g.payload_bytes);
     EXPECT_EQ(l.counter_bytes, 384u);
-    EXPECT_EQ(l.peer_abort_flag_offset, 320u);
+    EXPECT_EQ(l.peer_abort_offset, 320u);
   }
 }
 
@@ -222,7 +222,7 @@ TEST(Descriptor, LittleEndianBytes) {
   EXPECT_EQ(0, std::memcmp(bytes, want, 32));
   const SpscQueueDescriptor back = decode_descriptor(want);
   EXPECT_EQ(back.seq, d.seq);
-  EXPECT_EQ(back.opcode, 1u);
+  EXPECT_EQ(static_cast<uint64_t>(back.opcode), 1u);
   EXPECT_EQ(back.payload_offset, d.payload_offset);
   EXPECT_EQ(back.payload_nbytes, 0xa0u);
   uint8_t body[24];
@@ -301,7 +301,7 @@ TEST(Arena, RoomCheckIsOverlapNotBareDistance) {
 
 TEST(Error, FormatNamesKindOpAndIdentity) {
   SpscQueueError e = make_error(SpscQueueErrorKind::INVALID_DESCRIPTOR,
-                                SpscQueueOperation::INPUT_TRY_PEEK, "seq %d, want %d", 3, 2);
+                                SpscQueueOp::INPUT_TRY_PEEK, "seq %d, want %d", 3, 2);
   char line[512];
   format_error(e, line, sizeof(line));
   EXPECT_STREQ(line, "INVALID_DESCRIPTOR in INPUT_TRY_PEEK: seq 3, want 2");
@@ -315,7 +315,7 @@ TEST(Error, FormatNamesKindOpAndIdentity) {
   EXPECT_EQ(e.transaction_id, 9u);
   EXPECT_STREQ(e.message, "seq 3, want 2 [session 0x0000000000000abc, transaction 9]");
   std::string long_text(400, 'x');
-  e = make_error(SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::OUTPUT_PUBLISH, "%s",
+  e = make_error(SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::OUTPUT_PUBLISH, "%s",
                  long_text.c_str());
   EXPECT_EQ(std::strlen(e.message), kSpscQueueErrorMessageBytes - 1);
 }

@@ -51,16 +51,16 @@ class BasicWorkerChipQueue {
                        std::shared_ptr<spsq_runtime::RegionInstance> instance)
       : binding_(binding),
         core_(std::move(view), clock),
-        input_(&core_, input_direction(layout_of(binding), SpscQueueOperation::L3_ENQUEUE,
-                                       SpscQueueOperation::L3_ENQUEUE)),
-        output_(&core_, output_direction(layout_of(binding), SpscQueueOperation::L3_OUTPUT_PEEK,
-                                         SpscQueueOperation::L3_OUTPUT_RELEASE)),
+        input_(&core_, input_direction(layout_of(binding), SpscQueueOp::L3_ENQUEUE,
+                                       SpscQueueOp::L3_ENQUEUE)),
+        output_(&core_, output_direction(layout_of(binding), SpscQueueOp::L3_OUTPUT_PEEK,
+                                         SpscQueueOp::L3_OUTPUT_RELEASE)),
         region_(instance),
         instance_(std::move(instance)) {
     SpscQueueLayout layout{};
     if (!validate(clock, &layout)) return;
     core_.state().activate(layout, binding.session_instance_id_bits, binding.transaction_id,
-                           layout.initiator_abort_flag_offset, layout.peer_abort_flag_offset);
+                           layout.initiator_abort_offset, layout.peer_abort_offset);
   }
 
   BasicWorkerChipQueue(const BasicWorkerChipQueue&) = delete;

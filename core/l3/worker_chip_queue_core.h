@@ -33,7 +33,7 @@ class WorkerChipQueueCore {
 
   // Gate of every call: a freed handle must not touch memory that may be
   // gone; a dead one reports its terminal error again.
-  WorkerChipQueueStatus admit(SpscQueueOperation op) {
+  WorkerChipQueueStatus admit(SpscQueueOp op) {
     if (freed_) return reject(op, "the queue handle was freed");
     if (!state_.live()) return failed();
     return WorkerChipQueueStatus::OK;
@@ -41,7 +41,7 @@ class WorkerChipQueueCore {
 
   // Converts a timeout into positive nanoseconds or rejects it: blocking L3
   // calls need a finite positive timeout (spec section 3).
-  WorkerChipQueueStatus timeout_ns(SpscQueueOperation op, std::chrono::nanoseconds timeout,
+  WorkerChipQueueStatus timeout_ns(SpscQueueOp op, std::chrono::nanoseconds timeout,
                                    uint64_t* out) {
     if (timeout.count() <= 0) {
       return reject(op, "timeout must be positive, got %lld ns",
@@ -51,7 +51,7 @@ class WorkerChipQueueCore {
     return WorkerChipQueueStatus::OK;
   }
 
-  WorkerChipQueueStatus reject(SpscQueueOperation op, const char* fmt, ...)
+  WorkerChipQueueStatus reject(SpscQueueOp op, const char* fmt, ...)
       __attribute__((format(printf, 3, 4))) {
     SpscQueueError e;
     e.kind = SpscQueueErrorKind::BAD_ARGUMENT;
@@ -68,7 +68,7 @@ class WorkerChipQueueCore {
   // No progress: not an error; the message only explains the status.
   // Every empty poll of a spinning caller lands here: constant text, no
   // formatting; the identity travels in the numeric fields only.
-  WorkerChipQueueStatus no_progress(WorkerChipQueueStatus status, SpscQueueOperation op,
+  WorkerChipQueueStatus no_progress(WorkerChipQueueStatus status, SpscQueueOp op,
                                     const char* what) {
     last_error_.kind = SpscQueueErrorKind::NONE;
     last_error_.op = op;
@@ -78,7 +78,6 @@ class WorkerChipQueueCore {
     last_error_.message[n] = '\0';
     last_error_.session_instance_id_bits = session_bits_;
     last_error_.transaction_id = transaction_id_;
-    last_error_.has_identity = has_identity_;
     return status;
   }
 
@@ -90,7 +89,7 @@ class WorkerChipQueueCore {
   // Every successful call: clear only what last_error() readers look at.
   WorkerChipQueueStatus ok() {
     if (last_error_.kind != SpscQueueErrorKind::NONE || last_error_.message[0] != '\0' ||
-        last_error_.op != SpscQueueOperation::NONE) {
+        last_error_.op != SpscQueueOp::NONE) {
       last_error_ = SpscQueueError{};
     }
     return WorkerChipQueueStatus::OK;

@@ -33,28 +33,28 @@ class WorkerChipQueueInput {
   // arena room. `buffer` may be null only when nbytes == 0.
   WorkerChipQueueStatus enqueue(const void* buffer, uint64_t nbytes,
                                 std::chrono::nanoseconds timeout) {
-    return send(SpscQueueOperation::L3_ENQUEUE, SpscQueueOpcode::DATA, buffer, nbytes, &timeout);
+    return send(SpscQueueOp::L3_ENQUEUE, SpscQueueOpcode::DATA, buffer, nbytes, &timeout);
   }
 
   // WOULD_BLOCK on ordinary ring or arena backpressure; never poisons.
   WorkerChipQueueStatus try_enqueue(const void* buffer, uint64_t nbytes) {
-    return send(SpscQueueOperation::L3_ENQUEUE, SpscQueueOpcode::DATA, buffer, nbytes, nullptr);
+    return send(SpscQueueOp::L3_ENQUEUE, SpscQueueOpcode::DATA, buffer, nbytes, nullptr);
   }
 
   // Waits only until STOP is published (not for L2 exit, not for outputs).
   WorkerChipQueueStatus request_stop(std::chrono::nanoseconds timeout) {
-    return send(SpscQueueOperation::L3_REQUEST_STOP, SpscQueueOpcode::STOP, nullptr, 0, &timeout);
+    return send(SpscQueueOp::L3_REQUEST_STOP, SpscQueueOpcode::STOP, nullptr, 0, &timeout);
   }
 
   WorkerChipQueueStatus try_request_stop() {
-    return send(SpscQueueOperation::L3_REQUEST_STOP, SpscQueueOpcode::STOP, nullptr, 0, nullptr);
+    return send(SpscQueueOp::L3_REQUEST_STOP, SpscQueueOpcode::STOP, nullptr, 0, nullptr);
   }
 
   bool stop_published() const { return stop_published_; }
   uint64_t published() const { return producer_.published(); }
 
  private:
-  WorkerChipQueueStatus send(SpscQueueOperation op, SpscQueueOpcode opcode, const void* buffer,
+  WorkerChipQueueStatus send(SpscQueueOp op, SpscQueueOpcode opcode, const void* buffer,
                              uint64_t nbytes, const std::chrono::nanoseconds* timeout) {
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;

@@ -34,7 +34,7 @@ class WorkerChipQueueOutput {
   WorkerChipQueueOutput& operator=(const WorkerChipQueueOutput&) = delete;
 
   WorkerChipQueueStatus peek(std::chrono::nanoseconds timeout, WorkerChipMessage* out) {
-    const SpscQueueOperation op = SpscQueueOperation::L3_OUTPUT_PEEK;
+    const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_PEEK;
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
     uint64_t ns = 0;
@@ -51,7 +51,7 @@ class WorkerChipQueueOutput {
 
   // WOULD_BLOCK when no output is available (Python: None).
   WorkerChipQueueStatus try_peek(WorkerChipMessage* out) {
-    const SpscQueueOperation op = SpscQueueOperation::L3_OUTPUT_PEEK;
+    const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_PEEK;
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
     WorkerChipMessage m{};
@@ -67,7 +67,7 @@ class WorkerChipQueueOutput {
   // that is too small is a usage error and the message stays active.
   WorkerChipQueueStatus read_into(const WorkerChipMessage& m, void* buffer,
                                   uint64_t buffer_bytes) {
-    const SpscQueueOperation op = SpscQueueOperation::L3_OUTPUT_READ;
+    const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_READ;
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
     if (!is_active(m)) return foreign_handle(m, op, "read");
@@ -89,7 +89,7 @@ class WorkerChipQueueOutput {
 
   // Releases the active message; any other handle poisons.
   WorkerChipQueueStatus release(const WorkerChipMessage& m) {
-    const SpscQueueOperation op = SpscQueueOperation::L3_OUTPUT_RELEASE;
+    const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_RELEASE;
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
     if (!is_active(m)) return foreign_handle(m, op, "release");
@@ -128,13 +128,13 @@ class WorkerChipQueueOutput {
   }
 
   bool is_active(const WorkerChipMessage& m) const {
-    return has_active_ && m.owner == active_.owner && m.seq == active_.seq &&
+    return has_active_ && m.owner_cookie == active_.owner_cookie && m.seq == active_.seq &&
            m.opcode == active_.opcode && m.payload_offset == active_.payload_offset &&
            m.payload_nbytes == active_.payload_nbytes;
   }
 
   // Stale or foreign handle ownership is infrastructure poison (spec S4).
-  WorkerChipQueueStatus foreign_handle(const WorkerChipMessage& m, SpscQueueOperation op,
+  WorkerChipQueueStatus foreign_handle(const WorkerChipMessage& m, SpscQueueOp op,
                                        const char* what) {
     core_->state().poison(SpscQueueErrorKind::OWNERSHIP, op,
                           "%s with a handle that is not the active output message "
@@ -151,7 +151,7 @@ class WorkerChipQueueOutput {
     if (st != WorkerChipQueueStatus::OK) return st;
     if (out != nullptr) {
       *out = m;
-      out->payload = nullptr;
+      out->payload = SpscQueuePayloadView{};
     }
     return st;
   }

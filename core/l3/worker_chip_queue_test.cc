@@ -99,13 +99,13 @@ struct Rig {
   void l2_publish(const std::vector<uint8_t>& bytes, SpscQueueOpcode op = SpscQueueOpcode::DATA) {
     SpscQueueOutputReservation r{};
     ASSERT_TRUE(l2->output().try_reserve(bytes.size(), r)) << l2->error().message;
-    if (!bytes.empty()) std::memcpy(r.payload, bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(spsc_queue::payload_data(r), bytes.data(), bytes.size());
     ASSERT_TRUE(l2->output().publish(r, op)) << l2->error().message;
   }
   std::vector<uint8_t> l2_take(SpscQueueInputHandle* out = nullptr) {
     SpscQueueInputHandle h{};
     EXPECT_TRUE(l2->input().try_peek(h)) << l2->error().message;
-    std::vector<uint8_t> bytes(h.payload, h.payload + h.payload_nbytes);
+    std::vector<uint8_t> bytes(spsc_queue::payload_data(h), spsc_queue::payload_data(h) + h.payload_nbytes);
     if (out != nullptr) *out = h;
     EXPECT_TRUE(l2->input().release(h)) << l2->error().message;
     return bytes;
@@ -122,18 +122,18 @@ struct Rig {
   std::unique_ptr<L2> l2;
 };
 
-void expect_poison(const Rig<>& rig, SpscQueueErrorKind kind, SpscQueueOperation op,
+void expect_poison(const Rig<>& rig, SpscQueueErrorKind kind, SpscQueueOp op,
                    const char* text) {
   EXPECT_FALSE(rig.l3->live());
   EXPECT_EQ(rig.l3->error().kind, kind) << rig.l3->error().message;
   EXPECT_EQ(rig.l3->error().op, op) << operation_name(rig.l3->error().op);
   EXPECT_NE(std::string(rig.l3->error().message).find(text), std::string::npos)
       << rig.l3->error().message;
-  EXPECT_TRUE(rig.l3->error().has_identity);
+  EXPECT_TRUE(rig.l3->error().has_identity());
   EXPECT_EQ(rig.l3->error().session_instance_id_bits, kSession);
   EXPECT_EQ(rig.l3->error().transaction_id, kTxn);
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 1);  // local poison raises @256
-  EXPECT_EQ(rig.counter(kPeerAbortFlagOffset), 0);       // never the peer's flag
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 1);  // local poison raises @256
+  EXPECT_EQ(rig.counter(kPeerAbortOffset), 0);       // never the peer's flag
 }
 
 // ---- construction, layout, scalars, region ---------------------------------
@@ -143,10 +143,10 @@ TEST(WorkerChipQueue, LayoutCarriesEveryWireContractField) {
   ASSERT_TRUE(rig.l3->live()) << rig.l3->error().message;
   const SpscQueueLayout& l = rig.l3->layout();
   EXPECT_EQ(l.depth, 4u);
-  EXPECT_EQ(l.input_desc_ring_offset, 0u);
-  EXPECT_EQ(l.input_desc_ring_bytes, 128u);
-  EXPECT_EQ(l.output_desc_ring_offset, 128u);
-  EXPECT_EQ(l.output_desc_ring_bytes, 128u);
+  EXPECT_EQ(l.input_desc_offset, 0u);
+  EXPECT_EQ(l.depth * 32, 128u);
+  EXPECT_EQ(l.output_desc_offset, 128u);
+  EXPECT_EQ(l.depth * 32, 128u);
   EXPECT_EQ(l.input_arena_offset, 256u);
   EXPECT_EQ(l.input_arena_bytes, 128u);
   EXPECT_EQ(l.output_arena_offset, 384u);
@@ -157,8 +157,8 @@ TEST(WorkerChipQueue, LayoutCarriesEveryWireContractField) {
   EXPECT_EQ(l.input_desc_head_offset, 64u);
   EXPECT_EQ(l.output_desc_tail_offset, 128u);
   EXPECT_EQ(l.output_desc_head_offset, 192u);
-  EXPECT_EQ(l.initiator_abort_flag_offset, 256u);
-  EXPECT_EQ(l.peer_abort_flag_offset, 320u);
+  EXPECT_EQ(l.initiator_abort_offset, 256u);
+  EXPECT_EQ(l.peer_abort_offset, 320u);
   EXPECT_EQ(l, rig.l2->layout());  // mirrored on both sides
 }
 
@@ -218,7 +218,7 @@ TEST(WorkerChipQueue, ConstructionRejectsBadBindingsWithoutRaisingTheFlag) {
     L3Queue q(b, rig.view(&rig.l3_script), VirtualClock::clock(), nullptr);
     EXPECT_FALSE(q.live()) << c.name;
     EXPECT_EQ(q.error().kind, c.kind) << c.name;
-    EXPECT_EQ(q.error().op, SpscQueueOperation::INIT) << c.name;
+    EXPECT_EQ(q.error().op, SpscQueueOp::INIT) << c.name;
     EXPECT_NE(std::string(q.error().message).find(c.text), std::string::npos)
         << c.name << ": " << q.error().message;
     char buf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -235,7 +235,7 @@ TEST(WorkerChipQueue, ConstructionRejectsBadBindingsWithoutRaisingTheFlag) {
             std::string::npos);
   L3Queue no_clock(rig.binding, rig.view(&rig.l3_script), MonotonicClock{}, nullptr);
   EXPECT_EQ(no_clock.error().kind, SpscQueueErrorKind::BAD_ARGUMENT);
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
 }
 
 // ---- duplex traffic ---------------------------------------------------------
@@ -252,7 +252,7 @@ TEST(WorkerChipQueue, DuplexRoundTripsZeroByteSmallAndArenaSizedMessages) {
     SpscQueueInputHandle h{};
     EXPECT_EQ(rig.l2_take(&h), in) << i;
     EXPECT_EQ(h.seq, i + 1);
-    EXPECT_EQ(h.opcode, 1u);
+    EXPECT_EQ(static_cast<uint64_t>(h.opcode), 1u);
     if (in.empty()) {
       EXPECT_EQ(h.payload_offset, 0u);
     }
@@ -261,7 +261,7 @@ TEST(WorkerChipQueue, DuplexRoundTripsZeroByteSmallAndArenaSizedMessages) {
     WorkerChipMessage m{};
     ASSERT_EQ(rig.l3->output().peek(milliseconds(5), &m), Status::OK);
     EXPECT_EQ(m.seq, i + 1);
-    EXPECT_EQ(m.opcode, static_cast<uint64_t>(SpscQueueOpcode::DATA));
+    EXPECT_EQ(static_cast<uint64_t>(m.opcode), static_cast<uint64_t>(SpscQueueOpcode::DATA));
     EXPECT_EQ(m.payload_nbytes, outputs[i].size());
     std::vector<uint8_t> got(outputs[i].size() + 1, 0xee);
     ASSERT_EQ(rig.l3->output().read_into(m, got.data(), got.size()), Status::OK);
@@ -299,7 +299,7 @@ TEST(WorkerChipQueue, InputHoldsExactlyDepthMessages) {
   EXPECT_EQ(rig.l3->input().try_enqueue(nullptr, 0), Status::WOULD_BLOCK);
   EXPECT_EQ(rig.l3->last_error().kind, SpscQueueErrorKind::NONE);
   EXPECT_TRUE(rig.l3->live());
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 4);
   EXPECT_EQ(rig.l2_take(), pattern(16, 0));
   ASSERT_EQ(rig.l3->input().try_enqueue(p.data(), 16), Status::OK);
@@ -318,7 +318,7 @@ TEST(WorkerChipQueue, OutputHoldsExactlyDepthMessages) {
   ASSERT_EQ(rig.l3->output().try_dequeue_into(buf.data(), buf.size(), &m), Status::OK);
   EXPECT_EQ(buf, pattern(8, 0));
   EXPECT_EQ(m.seq, 1u);
-  EXPECT_EQ(m.payload, nullptr);  // released: no borrowed pointer escapes
+  EXPECT_EQ(spsc_queue::payload_data(m), nullptr);  // released: no borrowed pointer escapes
   rig.l2_publish(pattern(8, 40));
   for (int i = 1; i <= 4; ++i) {
     ASSERT_EQ(rig.l3->output().dequeue_into(buf.data(), buf.size(), milliseconds(1), &m),
@@ -391,7 +391,7 @@ TEST(WorkerChipQueue, BlockingEnqueueTimesOutWithoutPoison) {
   EXPECT_EQ(rig.l3->error().kind, SpscQueueErrorKind::NONE);
   EXPECT_EQ(rig.l3->last_error().kind, SpscQueueErrorKind::NONE);
   EXPECT_NE(std::string(rig.l3->last_error().message).find("timed out"), std::string::npos);
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 1);
 }
 
@@ -417,7 +417,7 @@ TEST(WorkerChipQueue, PeekTimesOutOnEmptyOutputWithoutPoison) {
   std::vector<uint8_t> buf(8);
   EXPECT_EQ(rig.l3->output().dequeue_into(buf.data(), 8, milliseconds(2)), Status::TIMED_OUT);
   EXPECT_TRUE(rig.l3->live());
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
   // Progress during the wait is picked up.
   rig.l3_script.during_wait = [&] { rig.l2_publish(pattern(8, 3)); };
   ASSERT_EQ(rig.l3->output().dequeue_into(buf.data(), 8, milliseconds(2)), Status::OK);
@@ -438,7 +438,7 @@ TEST(WorkerChipQueue, NonPositiveTimeoutsAreUsageErrors) {
   };
   for (Status s : results) EXPECT_EQ(s, Status::REJECTED);
   EXPECT_EQ(rig.l3->last_error().kind, SpscQueueErrorKind::BAD_ARGUMENT);
-  EXPECT_EQ(rig.l3->last_error().op, SpscQueueOperation::L3_OUTPUT_PEEK);
+  EXPECT_EQ(rig.l3->last_error().op, SpscQueueOp::L3_OUTPUT_PEEK);
   EXPECT_NE(std::string(rig.l3->last_error().message).find("timeout must be positive, got 0 ns"),
             std::string::npos)
       << rig.l3->last_error().message;
@@ -446,7 +446,7 @@ TEST(WorkerChipQueue, NonPositiveTimeoutsAreUsageErrors) {
   EXPECT_TRUE(rig.l3->live());
   EXPECT_EQ(rig.l3_script.log.count(AccessKind::kCounterWait), 0u);
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 0);  // nothing was attempted
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
   EXPECT_FALSE(rig.l3->input().stop_published());
 }
 
@@ -456,7 +456,7 @@ TEST(WorkerChipQueue, MessageLargerThanTheArenaIsRefusedWithoutPoison) {
   EXPECT_EQ(rig.l3->input().try_enqueue(p.data(), 65), Status::REJECTED);
   EXPECT_EQ(rig.l3->input().enqueue(p.data(), 65, milliseconds(1)), Status::REJECTED);
   EXPECT_EQ(rig.l3->last_error().kind, SpscQueueErrorKind::BAD_ARGUMENT);
-  EXPECT_EQ(rig.l3->last_error().op, SpscQueueOperation::L3_ENQUEUE);
+  EXPECT_EQ(rig.l3->last_error().op, SpscQueueOp::L3_ENQUEUE);
   EXPECT_STREQ(rig.l3->last_error().message, "message of 65 bytes exceeds the 64-byte input arena [session 0x000000005e55109b, transaction 42]");
   EXPECT_EQ(rig.l3->input().try_enqueue(nullptr, 8), Status::REJECTED);
   EXPECT_STREQ(rig.l3->last_error().message, "no buffer for a 8-byte message [session 0x000000005e55109b, transaction 42]");
@@ -476,7 +476,7 @@ TEST(WorkerChipQueue, StopThenFurtherInputIsRejectedLocally) {
   EXPECT_TRUE(rig.l3->input().stop_published());
   const SpscQueueDescriptor stop = rig.input_desc(1);
   EXPECT_EQ(stop.seq, 2u);
-  EXPECT_EQ(stop.opcode, static_cast<uint64_t>(SpscQueueOpcode::STOP));
+  EXPECT_EQ(static_cast<uint64_t>(stop.opcode), static_cast<uint64_t>(SpscQueueOpcode::STOP));
   EXPECT_EQ(stop.payload_offset, 0u);
   EXPECT_EQ(stop.payload_nbytes, 0u);
 
@@ -484,17 +484,17 @@ TEST(WorkerChipQueue, StopThenFurtherInputIsRejectedLocally) {
   EXPECT_STREQ(rig.l3->last_error().message, "input is closed: STOP was already published [session 0x000000005e55109b, transaction 42]");
   EXPECT_EQ(rig.l3->input().enqueue(nullptr, 0, milliseconds(1)), Status::REJECTED);
   EXPECT_EQ(rig.l3->input().try_request_stop(), Status::REJECTED);
-  EXPECT_EQ(rig.l3->last_error().op, SpscQueueOperation::L3_REQUEST_STOP);
+  EXPECT_EQ(rig.l3->last_error().op, SpscQueueOp::L3_REQUEST_STOP);
   EXPECT_TRUE(rig.l3->live());
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 2);
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
 
   // L2 drains the DATA and the STOP; outputs published before it returns
   // still reach L3.
   EXPECT_EQ(rig.l2_take(), p);
   SpscQueueInputHandle h{};
   rig.l2_take(&h);
-  EXPECT_EQ(h.opcode, static_cast<uint64_t>(SpscQueueOpcode::STOP));
+  EXPECT_EQ(static_cast<uint64_t>(h.opcode), static_cast<uint64_t>(SpscQueueOpcode::STOP));
   EXPECT_TRUE(rig.l2->input().drained());
   rig.l2_publish(pattern(4, 9));
   std::vector<uint8_t> buf(4);
@@ -522,14 +522,14 @@ TEST(WorkerChipQueue, OutputErrorIsAnOrdinaryMessage) {
   WorkerChipMessage m{};
   std::vector<uint8_t> buf(12);
   ASSERT_EQ(rig.l3->output().dequeue_into(buf.data(), 12, milliseconds(1), &m), Status::OK);
-  EXPECT_EQ(m.opcode, static_cast<uint64_t>(SpscQueueOpcode::ERROR));
+  EXPECT_EQ(static_cast<uint64_t>(m.opcode), static_cast<uint64_t>(SpscQueueOpcode::ERROR));
   EXPECT_EQ(buf, why);
   ASSERT_EQ(rig.l3->output().try_dequeue_into(buf.data(), 12, &m), Status::OK);
-  EXPECT_EQ(m.opcode, static_cast<uint64_t>(SpscQueueOpcode::DATA));
+  EXPECT_EQ(static_cast<uint64_t>(m.opcode), static_cast<uint64_t>(SpscQueueOpcode::DATA));
   EXPECT_TRUE(rig.l3->live());
   EXPECT_TRUE(rig.l2->live());
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
-  EXPECT_EQ(rig.counter(kPeerAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
+  EXPECT_EQ(rig.counter(kPeerAbortOffset), 0);
 }
 
 // ---- ownership ----------------------------------------------------------------
@@ -546,7 +546,7 @@ TEST(WorkerChipQueue, TryPeekReturnsTheSameActiveHandleUntilReleased) {
   EXPECT_EQ(b.seq, 1u);
   EXPECT_EQ(c.seq, 1u);
   EXPECT_EQ(a.payload_offset, b.payload_offset);
-  EXPECT_EQ(a.owner, c.owner);
+  EXPECT_EQ(a.owner_cookie, c.owner_cookie);
   EXPECT_EQ(rig.counter(kOutputDescHeadOffset), 0);
   ASSERT_EQ(rig.l3->output().release(a), Status::OK);
   EXPECT_EQ(rig.counter(kOutputDescHeadOffset), 1);
@@ -562,7 +562,7 @@ TEST(WorkerChipQueue, ReleasingTheWrongHandlePoisons) {
   WorkerChipMessage wrong = m;
   wrong.seq = 2;
   EXPECT_EQ(rig.l3->output().release(wrong), Status::FAILED);
-  expect_poison(rig, SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::L3_OUTPUT_RELEASE,
+  expect_poison(rig, SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::L3_OUTPUT_RELEASE,
                 "not the active output message");
   // Terminal: every normal operation now fails, even the right release.
   EXPECT_EQ(rig.l3->output().release(m), Status::FAILED);
@@ -579,7 +579,7 @@ TEST(WorkerChipQueue, ReadingAReleasedHandlePoisons) {
   ASSERT_EQ(rig.l3->output().release(m), Status::OK);
   uint8_t buf[4];
   EXPECT_EQ(rig.l3->output().read_into(m, buf, 4), Status::FAILED);
-  expect_poison(rig, SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::L3_OUTPUT_READ,
+  expect_poison(rig, SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::L3_OUTPUT_READ,
                 "not the active output message");
 }
 
@@ -591,9 +591,9 @@ TEST(WorkerChipQueue, HandleOfAnotherQueuePoisons) {
   WorkerChipMessage mine{}, theirs{};
   ASSERT_EQ(rig.l3->output().try_peek(&mine), Status::OK);
   ASSERT_EQ(other.l3->output().try_peek(&theirs), Status::OK);
-  EXPECT_NE(mine.owner, theirs.owner);
+  EXPECT_NE(mine.owner_cookie, theirs.owner_cookie);
   EXPECT_EQ(rig.l3->output().release(theirs), Status::FAILED);
-  expect_poison(rig, SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::L3_OUTPUT_RELEASE,
+  expect_poison(rig, SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::L3_OUTPUT_RELEASE,
                 "not the active output message");
   EXPECT_TRUE(other.l3->live());
 }
@@ -624,34 +624,34 @@ TEST(WorkerChipQueue, LocalPoisonRaisesTheInitiatorFlagOnce) {
   WorkerChipMessage wrong = m;
   wrong.payload_nbytes = 3;
   EXPECT_EQ(rig.l3->output().release(wrong), Status::FAILED);
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 1);
-  rig.set_counter(kInitiatorAbortFlagOffset, 0);  // observe any second Set
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 1);
+  rig.set_counter(kInitiatorAbortOffset, 0);  // observe any second Set
   EXPECT_EQ(rig.l3->output().release(wrong), Status::FAILED);
   EXPECT_EQ(rig.l3->input().enqueue(nullptr, 0, milliseconds(1)), Status::FAILED);
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
   // L2 sees the raised flag as remote abort once its wait expires.
-  rig.set_counter(kInitiatorAbortFlagOffset, 1);
+  rig.set_counter(kInitiatorAbortOffset, 1);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(rig.l2->input().peek(1000, h));
   EXPECT_EQ(rig.l2->error().kind, SpscQueueErrorKind::REMOTE_ABORTED);
-  EXPECT_EQ(rig.counter(kPeerAbortFlagOffset), 0);  // L2 does not raise its own
+  EXPECT_EQ(rig.counter(kPeerAbortOffset), 0);  // L2 does not raise its own
 }
 
 TEST(WorkerChipQueue, PeerAbortFlagIsRemoteAbortWithoutRaisingOurs) {
   for (int32_t flag : {1, 2, 0x7fffffff}) {
     Rig<> rig(2, 64, 64);
-    rig.set_counter(kPeerAbortFlagOffset, flag);
+    rig.set_counter(kPeerAbortOffset, flag);
     WorkerChipMessage m{};
     EXPECT_EQ(rig.l3->output().peek(milliseconds(1), &m), Status::FAILED) << flag;
     EXPECT_EQ(rig.l3->error().kind, SpscQueueErrorKind::REMOTE_ABORTED) << flag;
     EXPECT_EQ(rig.l3->error().transaction_id, kTxn);
     EXPECT_EQ(rig.l3->error().session_instance_id_bits, kSession);
-    EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0) << flag;
+    EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0) << flag;
     EXPECT_EQ(rig.l3->input().try_enqueue(nullptr, 0), Status::FAILED);
   }
   // A negative value is not a raised flag: the wait is an ordinary timeout.
   Rig<> rig(2, 64, 64);
-  rig.set_counter(kPeerAbortFlagOffset, -1);
+  rig.set_counter(kPeerAbortOffset, -1);
   WorkerChipMessage m{};
   EXPECT_EQ(rig.l3->output().peek(milliseconds(1), &m), Status::TIMED_OUT);
   EXPECT_TRUE(rig.l3->live());
@@ -665,10 +665,10 @@ TEST(WorkerChipQueue, L2PoisonReachesL3AsRemoteAbortOnBlockingEnqueue) {
   SpscQueueInputHandle wrong = h;
   wrong.seq = 9;
   EXPECT_FALSE(rig.l2->input().release(wrong));  // L2 poisons itself
-  EXPECT_EQ(rig.counter(kPeerAbortFlagOffset), 1);
+  EXPECT_EQ(rig.counter(kPeerAbortOffset), 1);
   EXPECT_EQ(rig.l3->input().enqueue(nullptr, 0, milliseconds(1)), Status::FAILED);
   EXPECT_EQ(rig.l3->error().kind, SpscQueueErrorKind::REMOTE_ABORTED);
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
 }
 
 // ---- hostile L2 -----------------------------------------------------------------
@@ -708,7 +708,7 @@ TEST(WorkerChipQueue, HostileOutputDescriptorsPoison) {
     rig.hostile_publish(0, c.desc(rig.layout));
     WorkerChipMessage m{};
     EXPECT_EQ(rig.l3->output().try_peek(&m), Status::FAILED);
-    expect_poison(rig, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOperation::L3_OUTPUT_PEEK,
+    expect_poison(rig, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::L3_OUTPUT_PEEK,
                   c.text);
     EXPECT_EQ(rig.counter(kOutputDescHeadOffset), 0);  // nothing consumed
   }
@@ -721,7 +721,7 @@ TEST(WorkerChipQueue, HostileOutputTailCountersPoison) {
     rig.set_counter(kOutputDescTailOffset, tail);  // more than depth ahead, or behind
     WorkerChipMessage m{};
     EXPECT_EQ(rig.l3->output().peek(milliseconds(1), &m), Status::FAILED);
-    expect_poison(rig, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOperation::L3_OUTPUT_PEEK,
+    expect_poison(rig, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::L3_OUTPUT_PEEK,
                   "impossible tail counter");
   }
   // Exactly depth ahead is legal progress.
@@ -738,7 +738,7 @@ TEST(WorkerChipQueue, HostileInputHeadCounterPoisonsEnqueue) {
   ASSERT_EQ(rig.l3->input().try_enqueue(nullptr, 0), Status::OK);
   rig.set_counter(kInputDescHeadOffset, 3);  // released more than was published
   EXPECT_EQ(rig.l3->input().try_enqueue(nullptr, 0), Status::FAILED);
-  expect_poison(rig, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOperation::L3_ENQUEUE,
+  expect_poison(rig, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::L3_ENQUEUE,
                 "impossible head counter");
 }
 
@@ -753,7 +753,7 @@ TEST(WorkerChipQueue, CorruptedReleasedInputDescriptorPoisonsReplay) {
   encode_descriptor(d, rig.payload() + rig.layout.input_slot_offset(0));
   rig.set_counter(kInputDescHeadOffset, 1);
   EXPECT_EQ(rig.l3->input().try_enqueue(p.data(), 32), Status::FAILED);
-  expect_poison(rig, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOperation::L3_ENQUEUE,
+  expect_poison(rig, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::L3_ENQUEUE,
                 "payload replay");
 }
 
@@ -774,7 +774,7 @@ TEST(WorkerChipQueue, FreeIsLogicalAndLaterCallsAreRejected) {
   WorkerChipMessage m{};
   EXPECT_EQ(rig.l3->output().peek(milliseconds(1), &m), Status::REJECTED);
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 0);
-  EXPECT_EQ(rig.counter(kInitiatorAbortFlagOffset), 0);  // free is not poison
+  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);  // free is not poison
   rig.l2.reset();
   rig.instance.reset();
   EXPECT_FALSE(rig.ledger->is_live(0, txn));  // last holder gone: reclaimed

@@ -106,13 +106,13 @@ TEST(WorkerChipQueueView, PayloadWriteFailurePoisonsAndRaisesTheInitiatorFlag) {
   const std::vector<uint8_t> msg(8, 1);
   EXPECT_EQ(r.l3->input().try_enqueue(msg.data(), 8), Status::FAILED);
   EXPECT_EQ(r.l3->error().kind, SpscQueueErrorKind::ENDPOINT_ERROR);
-  EXPECT_EQ(r.l3->error().op, SpscQueueOperation::L3_ENQUEUE);
+  EXPECT_EQ(r.l3->error().op, SpscQueueOp::L3_ENQUEUE);
   EXPECT_NE(std::string(r.l3->error().message).find("injected failure"), std::string::npos)
       << r.l3->error().message;
   EXPECT_EQ(r.l3->error().transaction_id, 11u);
-  EXPECT_EQ(r.l3_script.log.notified(kInitiatorAbortFlagOffset), std::vector<int32_t>{1});
+  EXPECT_EQ(r.l3_script.log.notified(kInitiatorAbortOffset), std::vector<int32_t>{1});
   EXPECT_TRUE(r.l3_script.log.notified(kInputDescTailOffset).empty());  // never published
-  EXPECT_TRUE(r.l3_script.log.notified(kPeerAbortFlagOffset).empty());
+  EXPECT_TRUE(r.l3_script.log.notified(kPeerAbortOffset).empty());
 }
 
 TEST(WorkerChipQueueView, HeadNotifyFailurePoisonsRelease) {
@@ -125,9 +125,9 @@ TEST(WorkerChipQueueView, HeadNotifyFailurePoisonsRelease) {
   r.l3_script.faults.fail(ViewCall::kCounterNotify, 1);
   EXPECT_EQ(r.l3->output().release(msg), Status::FAILED);
   EXPECT_EQ(r.l3->error().kind, SpscQueueErrorKind::ENDPOINT_ERROR);
-  EXPECT_EQ(r.l3->error().op, SpscQueueOperation::L3_OUTPUT_RELEASE);
+  EXPECT_EQ(r.l3->error().op, SpscQueueOp::L3_OUTPUT_RELEASE);
   // The failed head notify, then the one abort-flag Set.
-  EXPECT_EQ(r.l3_script.log.notified(kInitiatorAbortFlagOffset), std::vector<int32_t>{1});
+  EXPECT_EQ(r.l3_script.log.notified(kInitiatorAbortOffset), std::vector<int32_t>{1});
 }
 
 TEST(WorkerChipQueueView, UsageErrorsAndFreedHandlesTouchNoMemory) {

@@ -14,7 +14,7 @@ namespace {
 
 using spsc_queue::SpscQueueError;
 using spsc_queue::SpscQueueErrorKind;
-using spsc_queue::SpscQueueOperation;
+using spsc_queue::SpscQueueOp;
 
 uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -42,17 +42,17 @@ std::unique_ptr<Orchestrator> Orchestrator::create(const OrchestratorOptions& op
                                                    SpscQueueError* error) {
   SpscQueueError e;
   if (options.worker_count == 0) {
-    e = spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+    e = spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                                "an orchestrator needs at least one chip worker");
   } else if (!options.session_bits.empty() && options.session_bits.size() != options.worker_count) {
-    e = spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+    e = spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                                "%zu session bit values for %u workers", options.session_bits.size(),
                                options.worker_count);
   } else if (!options.clock.valid()) {
-    e = spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+    e = spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                                "no monotonic clock for the L3 queues");
   } else if (options.mode != ChipWorkerMode::kThread && options.mode != ChipWorkerMode::kProcess) {
-    e = spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+    e = spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                                "unknown chip worker mode %u", static_cast<unsigned>(options.mode));
   }
   if (!e.ok()) {
@@ -80,7 +80,7 @@ Orchestrator::~Orchestrator() {
 
 bool Orchestrator::check_worker(uint32_t worker_id, SpscQueueError* error) const {
   if (worker_id < workers_.size()) return true;
-  set(error, spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+  set(error, spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                                     "worker_id %u out of range: %zu chip worker(s)", worker_id,
                                     workers_.size()));
   return false;
@@ -119,7 +119,7 @@ std::unique_ptr<spsc_queue::WorkerChipQueue> Orchestrator::create_worker_chip_qu
       depth, input_arena_bytes, output_arena_bytes, &layout);
   if (st != spsc_queue::SpscLayoutStatus::OK) {
     set(error, spsc_queue::make_error(
-                   SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+                   SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                    "create_worker_chip_queue(depth=%" PRIu64 ", input_arena_bytes=%" PRIu64
                    ", output_arena_bytes=%" PRIu64 "): %s",
                    depth, input_arena_bytes, output_arena_bytes,
@@ -131,7 +131,7 @@ std::unique_ptr<spsc_queue::WorkerChipQueue> Orchestrator::create_worker_chip_qu
       layout.counter_bytes;
   if (layout.payload_bytes > options_.max_region_bytes || region_bytes > options_.max_region_bytes) {
     set(error, spsc_queue::make_error(
-                   SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+                   SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                    "queue needs %" PRIu64 " payload bytes; worker %u allocates at most %" PRIu64
                    " bytes per RegionInstance",
                    layout.payload_bytes, worker_id, options_.max_region_bytes));
@@ -152,7 +152,7 @@ std::unique_ptr<WorkerChipOrchRegion> Orchestrator::create_worker_chip_region(
   if (!check_worker(worker_id, error)) return nullptr;
   if (payload_bytes == 0 || counter_bytes == 0 || counter_bytes % kRegionCounterAlign != 0) {
     set(error, spsc_queue::make_error(
-                   SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+                   SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                    "create_worker_chip_region(payload_bytes=%" PRIu64 ", counter_bytes=%" PRIu64
                    "): payload must be nonzero and counter a positive multiple of 64",
                    payload_bytes, counter_bytes));
@@ -163,7 +163,7 @@ std::unique_ptr<WorkerChipOrchRegion> Orchestrator::create_worker_chip_region(
       ((payload_bytes + kRegionCounterAlign - 1) & ~(kRegionCounterAlign - 1)) >
           options_.max_region_bytes - counter_bytes) {
     set(error, spsc_queue::make_error(
-                   SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+                   SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                    "region of %" PRIu64 " payload + %" PRIu64 " counter bytes exceeds the %" PRIu64
                    "-byte allocation limit of worker %u",
                    payload_bytes, counter_bytes, options_.max_region_bytes, worker_id));
@@ -175,7 +175,7 @@ std::unique_ptr<WorkerChipOrchRegion> Orchestrator::create_worker_chip_region(
       RegionInstance::materialize(id, payload_bytes, counter_bytes, ledger_, &why);
   if (!instance) {
     SpscQueueError e = spsc_queue::make_error(SpscQueueErrorKind::ENDPOINT_ERROR,
-                                              SpscQueueOperation::INIT,
+                                              SpscQueueOp::INIT,
                                               "materializing the RegionInstance failed: %s",
                                               why.c_str());
     spsc_queue::set_error_identity(&e, id.session_instance_id_bits, id.transaction_id);
@@ -192,19 +192,19 @@ bool Orchestrator::submit_next_level(const L2OrchHandle& l2_handle, const TaskAr
                                      SpscQueueError* error) {
   if (!check_worker(worker_id, error)) return false;
   if (cfg.block_dim == 0) {
-    set(error, spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+    set(error, spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                                       "ChipCallConfig.block_dim must be at least 1"));
     return false;
   }
   if (l2_handle.fn == nullptr) {
-    set(error, spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::INIT,
+    set(error, spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                                       "L2 handle '%s' has no orchestration function",
                                       l2_handle.name != nullptr ? l2_handle.name : ""));
     return false;
   }
   std::string why;
   if (!workers_[worker_id]->submit(l2_handle, args, cfg, pins_for(worker_id), &why)) {
-    set(error, spsc_queue::make_error(SpscQueueErrorKind::ENDPOINT_ERROR, SpscQueueOperation::INIT,
+    set(error, spsc_queue::make_error(SpscQueueErrorKind::ENDPOINT_ERROR, SpscQueueOp::INIT,
                                       "submit_next_level to worker %u: %s", worker_id,
                                       why.c_str()));
     return false;

@@ -81,10 +81,10 @@ void echo_l2(const TaskArgs& orch_args, const ChipCallConfig&) {
   while (!queue.input().drained()) {
     spsc_queue::SpscQueueInputHandle h{};
     if (!queue.input().peek(kL2TimeoutNs, h)) return;
-    if (h.opcode == static_cast<uint64_t>(SpscQueueOpcode::DATA)) {
+    if (h.opcode == SpscQueueOpcode::DATA) {
       spsc_queue::SpscQueueOutputReservation r{};
       if (!queue.output().reserve(h.payload_nbytes, kL2TimeoutNs, r)) return;
-      for (uint64_t i = 0; i < h.payload_nbytes; ++i) r.payload[i] = h.payload[i] ^ kEchoMask;
+      for (uint64_t i = 0; i < h.payload_nbytes; ++i) spsc_queue::payload_data(r)[i] = spsc_queue::payload_data(h)[i] ^ kEchoMask;
       if (!queue.output().publish(r, SpscQueueOpcode::DATA)) return;
     }
     if (!queue.input().release(h)) return;
@@ -313,7 +313,7 @@ TEST_P(EndToEnd, DuplexWithAPersistentL2TaskThenStopAndDrain) {
     ASSERT_EQ(q->output().dequeue_into(buf.data(), buf.size(), kL3Timeout, &msg), Status::OK)
         << q->last_error().message;
     EXPECT_EQ(msg.seq, next_out + 1);
-    EXPECT_EQ(msg.opcode, static_cast<uint64_t>(SpscQueueOpcode::DATA));
+    EXPECT_EQ(static_cast<uint64_t>(msg.opcode), static_cast<uint64_t>(SpscQueueOpcode::DATA));
     buf.resize(msg.payload_nbytes);
     EXPECT_EQ(buf, masked(sent[next_out])) << "message " << next_out;
     ++next_out;

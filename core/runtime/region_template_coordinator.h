@@ -29,14 +29,14 @@ typename Template::Projection materialize_bind_project(const Template& region_te
                                                        std::shared_ptr<RegionLedger> ledger,
                                                        spsc_queue::SpscQueueError* error) {
   using spsc_queue::SpscQueueErrorKind;
-  using spsc_queue::SpscQueueOperation;
+  using spsc_queue::SpscQueueOp;
   spsc_queue::SpscQueueError first;
   std::string why;
   std::shared_ptr<RegionInstance> instance =
       RegionInstance::materialize(id, region_template.payload_bytes(),
                                   region_template.counter_bytes(), std::move(ledger), &why);
   if (!instance) {
-    first = spsc_queue::make_error(SpscQueueErrorKind::ENDPOINT_ERROR, SpscQueueOperation::INIT,
+    first = spsc_queue::make_error(SpscQueueErrorKind::ENDPOINT_ERROR, SpscQueueOp::INIT,
                                    "materializing the RegionInstance failed: %s", why.c_str());
     spsc_queue::set_error_identity(&first, id.session_instance_id_bits, id.transaction_id);
     if (error != nullptr) *error = first;
@@ -53,10 +53,10 @@ typename Template::Projection materialize_bind_project(const Template& region_te
     // A failed projection must not keep a reference to the instance.
   }
   if (first.ok()) {
-    first = spsc_queue::make_error(SpscQueueErrorKind::ENDPOINT_ERROR, SpscQueueOperation::INIT,
+    first = spsc_queue::make_error(SpscQueueErrorKind::ENDPOINT_ERROR, SpscQueueOp::INIT,
                                    "region template failed without naming an error");
   }
-  if (!first.has_identity) {
+  if (!first.has_identity()) {
     spsc_queue::set_error_identity(&first, id.session_instance_id_bits, id.transaction_id);
   }
   instance.reset();  // close: the coordinator held the only reference

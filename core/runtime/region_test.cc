@@ -145,7 +145,7 @@ struct FakeTemplate {
     ++bind_calls;
     if (fail_bind) {
       *error = spsc_queue::make_error(SpscQueueErrorKind::BAD_BINDING,
-                                      spsc_queue::SpscQueueOperation::INIT, "bind says no");
+                                      spsc_queue::SpscQueueOp::INIT, "bind says no");
       return false;
     }
     *out = inst.id().transaction_id * 100;
@@ -158,7 +158,7 @@ struct FakeTemplate {
     Projection p(new Handle{std::move(inst), b});
     if (fail_project) {
       *error = spsc_queue::make_error(SpscQueueErrorKind::ENDPOINT_ERROR,
-                                      spsc_queue::SpscQueueOperation::INIT, "project says no");
+                                      spsc_queue::SpscQueueOp::INIT, "project says no");
       return nullptr;
     }
     return p;
@@ -189,7 +189,7 @@ TEST(RegionTemplateCoordinator, BindFailureClosesInstanceAndReportsFirstError) {
   EXPECT_EQ(t.project_calls, 0);
   EXPECT_EQ(e.kind, SpscQueueErrorKind::BAD_BINDING);
   EXPECT_STREQ(e.message, "bind says no [session 0x0000000000000066, transaction 8]");
-  EXPECT_TRUE(e.has_identity);
+  EXPECT_TRUE(e.has_identity());
   EXPECT_EQ(e.session_instance_id_bits, 0x66u);
   EXPECT_EQ(e.transaction_id, 8u);
   EXPECT_EQ(ledger->materialized(), 1u);

@@ -48,7 +48,7 @@ class SpscQueueRegionTemplate {
         !spsc_queue::encode_endpoint_binding(b, scalars,
                                              spsc_queue::kSpscQueueEndpointBindingScalarCount)) {
       *error = spsc_queue::make_error(
-          spsc_queue::SpscQueueErrorKind::BAD_BINDING, spsc_queue::SpscQueueOperation::INIT,
+          spsc_queue::SpscQueueErrorKind::BAD_BINDING, spsc_queue::SpscQueueOp::INIT,
           "cannot bind the SPSC template: instance parts (payload %" PRIu64 ", counter %" PRIu64
           ", transaction %" PRIu64 ") do not carry the layout (payload %" PRIu64
           ", counter %" PRIu64 ")",

@@ -41,11 +41,12 @@ class RecordingView {
   class Payload {
    public:
     RegionPartLocalSpan span() const { return v_->payload_; }
-    bool read(uint64_t offset, uint64_t nbytes, RegionPayloadSpan& out) {
+    template <class Out>
+    bool read(uint64_t offset, uint64_t nbytes, Out& out) {
       const bool ok = v_->admit(ViewCall::kPayloadRead, v_->payload_, offset, nbytes, "payload read");
       v_->log({AccessKind::kPayloadRead, offset, nbytes, 0, 0, ok});
       if (!ok) return false;
-      out.local_addr = v_->payload_addr(offset);
+      out.local_addr = reinterpret_cast<uintptr_t>(v_->payload_addr(offset));
       out.nbytes = nbytes;
       return true;
     }
@@ -80,7 +81,7 @@ class RecordingView {
       }
       return true;
     }
-    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, RegionCounterSample& s) {
+    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, RegionSignalTestResult& s) {
       const bool ok = v_->admit(ViewCall::kCounterTest, v_->counter_, offset, 4, "test");
       v_->log({AccessKind::kCounterTest, offset, 4, cmp_value, static_cast<uint32_t>(cmp), ok});
       if (!ok) return false;

@@ -108,8 +108,8 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
         if (r == L3Peer::Result::OK) {
           const uint64_t i = st->received;
           const uint64_t want_op = is_error_output(i) ? kOpError : kOpData;
-          if (m.opcode != want_op || m.nbytes != spec.output_bytes) {
-            run.fail("output " + std::to_string(i) + ": opcode " + std::to_string(m.opcode) +
+          if (static_cast<uint64_t>(m.opcode) != want_op || m.nbytes != spec.output_bytes) {
+            run.fail("output " + std::to_string(i) + ": opcode " + std::to_string(static_cast<uint64_t>(m.opcode)) +
                      ", " + std::to_string(m.nbytes) + " bytes");
           }
           for (uint64_t j = 0; j < m.nbytes; ++j) {
@@ -153,9 +153,9 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
       auto verify = [&](const Held& x) {
         if (x.h.payload_nbytes != spec.input_bytes) die("input size changed");
         for (uint64_t j = 0; j < spec.input_bytes; ++j) {
-          if (x.h.payload[j] != input_byte(x.index, j)) {
+          if (spsc_queue::payload_data(x.h)[j] != input_byte(x.index, j)) {
             run.fail("input " + std::to_string(x.index) + " byte " + std::to_string(j) + " is " +
-                     std::to_string(x.h.payload[j]) + ", want " +
+                     std::to_string(spsc_queue::payload_data(x.h)[j]) + ", want " +
                      std::to_string(input_byte(x.index, j)) + " (overwritten while held?)");
           }
         }
@@ -167,7 +167,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
           Handle h{};
           if (ep.input().try_peek(h)) {
             progress = true;
-            if (h.opcode == kOpStop) {
+            if (static_cast<uint64_t>(h.opcode) == kOpStop) {
               stop = h;
               stop_acquired = true;
             } else {
@@ -195,7 +195,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
             continue;
           }
           const uint64_t i = st->outputs_published;
-          for (uint64_t j = 0; j < spec.output_bytes; ++j) r.payload[j] = output_byte(i, j);
+          for (uint64_t j = 0; j < spec.output_bytes; ++j) spsc_queue::payload_data(r)[j] = output_byte(i, j);
           const Opcode op = static_cast<Opcode>(is_error_output(i) ? kOpError : kOpData);
           if (!ep.output().publish(r, op)) die("publish failed");
           ++st->outputs_published;

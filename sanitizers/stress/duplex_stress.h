@@ -82,19 +82,19 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
         if (!q.live() || held.empty()) return fail("input peek made no progress");
         break;
       }
-      if (h.opcode == static_cast<uint64_t>(SpscQueueOpcode::STOP)) {
+      if (static_cast<uint64_t>(h.opcode) == static_cast<uint64_t>(SpscQueueOpcode::STOP)) {
         if (next_input != cfg.messages) return fail("STOP before every input arrived");
         stop = true;
         stop_handle = h;
         break;
       }
       const uint64_t n = message_size(next_input, cfg.input_arena);
-      if (h.opcode != static_cast<uint64_t>(SpscQueueOpcode::DATA) || h.payload_nbytes != n) {
+      if (static_cast<uint64_t>(h.opcode) != static_cast<uint64_t>(SpscQueueOpcode::DATA) || h.payload_nbytes != n) {
         return fail("input " + std::to_string(next_input) + " has opcode " +
-                    std::to_string(h.opcode) + " and " + std::to_string(h.payload_nbytes) +
+                    std::to_string(static_cast<uint64_t>(h.opcode)) + " and " + std::to_string(h.payload_nbytes) +
                     " bytes, want DATA and " + std::to_string(n));
       }
-      const std::string bad = check_payload(h.payload, n, kInputStream, next_input, "input");
+      const std::string bad = check_payload(spsc_queue::payload_data(h), n, kInputStream, next_input, "input");
       if (!bad.empty()) return fail(bad);
       held.push_back(h);
       held_index.push_back(next_input++);
@@ -103,14 +103,14 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
     while (!held.empty()) {
       const spsc_queue::SpscQueueInputHandle h = held.back();
       const uint64_t index = held_index.back();
-      const std::string bad = check_payload(h.payload, h.payload_nbytes, kInputStream, index,
+      const std::string bad = check_payload(spsc_queue::payload_data(h), h.payload_nbytes, kInputStream, index,
                                             "held input");
       if (!bad.empty()) return fail(bad + " (overwritten while held)");
       for (uint64_t k = 0; k < outputs_for(index); ++k) {
         const uint64_t n = message_size(next_output, cfg.output_arena);
         spsc_queue::SpscQueueOutputReservation r{};
         if (!q.output().reserve(n, stall, r)) return fail("output reserve made no progress");
-        fill_payload(r.payload, n, kOutputStream, next_output);
+        fill_payload(spsc_queue::payload_data(r), n, kOutputStream, next_output);
         const SpscQueueOpcode op =
             output_is_error(next_output) ? SpscQueueOpcode::ERROR : SpscQueueOpcode::DATA;
         if (!q.output().publish(r, op)) return fail("publish failed");
@@ -168,9 +168,9 @@ inline std::string run_l3(spsc_queue::WorkerChipQueue& q, const StressConfig& cf
     if (st == WorkerChipQueueStatus::OK) {
       const uint64_t n = message_size(received, cfg.output_arena);
       const uint64_t want_op = output_is_error(received) ? 3 : 1;
-      if (m.opcode != want_op || m.payload_nbytes != n) {
+      if (static_cast<uint64_t>(m.opcode) != want_op || m.payload_nbytes != n) {
         return fail("output " + std::to_string(received) + " has opcode " +
-                    std::to_string(m.opcode) + " and " + std::to_string(m.payload_nbytes) +
+                    std::to_string(static_cast<uint64_t>(m.opcode)) + " and " + std::to_string(m.payload_nbytes) +
                     " bytes, want " + std::to_string(want_op) + " and " + std::to_string(n));
       }
       if (q.output().read_into(m, out.data(), out.size()) != WorkerChipQueueStatus::OK) {

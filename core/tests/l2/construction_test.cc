@@ -40,10 +40,10 @@ class ConstructionTest : public L2Test {
     Endpoint<N> ep(b, std::move(v), clock);
     EXPECT_FALSE(ep.live());
     EXPECT_EQ(ep.error().kind, kind) << ep.error().message;
-    EXPECT_EQ(ep.error().op, SpscQueueOperation::INIT);
+    EXPECT_EQ(ep.error().op, SpscQueueOp::INIT);
     EXPECT_NE(std::strstr(ep.error().message, needle), nullptr)
         << "message '" << ep.error().message << "' should name '" << needle << "'";
-    EXPECT_EQ(ep.error().has_identity, identity);
+    EXPECT_EQ(ep.error().has_identity(), identity);
     if (identity) {
       EXPECT_EQ(ep.error().transaction_id, b.transaction_id);
       EXPECT_EQ(ep.error().session_instance_id_bits, b.session_instance_id_bits);
@@ -74,10 +74,10 @@ TEST_F(ConstructionTest, ValidBindingIsLiveWithTheContractLayout) {
   expect_healthy(*ep);
   const spsc_queue::SpscQueueLayout& l = ep->layout();
   EXPECT_EQ(l.depth, 4u);
-  EXPECT_EQ(l.input_desc_ring_offset, 0u);
-  EXPECT_EQ(l.input_desc_ring_bytes, 128u);
-  EXPECT_EQ(l.output_desc_ring_offset, 128u);
-  EXPECT_EQ(l.output_desc_ring_bytes, 128u);
+  EXPECT_EQ(l.input_desc_offset, 0u);
+  EXPECT_EQ(l.depth * 32, 128u);
+  EXPECT_EQ(l.output_desc_offset, 128u);
+  EXPECT_EQ(l.depth * 32, 128u);
   EXPECT_EQ(l.input_arena_offset, 256u);
   EXPECT_EQ(l.input_arena_bytes, 256u);
   EXPECT_EQ(l.output_arena_offset, 512u);
@@ -88,8 +88,8 @@ TEST_F(ConstructionTest, ValidBindingIsLiveWithTheContractLayout) {
   EXPECT_EQ(l.input_desc_head_offset, 64u);
   EXPECT_EQ(l.output_desc_tail_offset, 128u);
   EXPECT_EQ(l.output_desc_head_offset, 192u);
-  EXPECT_EQ(l.initiator_abort_flag_offset, 256u);
-  EXPECT_EQ(l.peer_abort_flag_offset, 320u);
+  EXPECT_EQ(l.initiator_abort_offset, 256u);
+  EXPECT_EQ(l.peer_abort_offset, 320u);
   EXPECT_FALSE(ep->input().drained());
 }
 
@@ -101,7 +101,7 @@ TEST_F(ConstructionTest, GoldenLayoutsMatchTheHandComputedOnes) {
     use_region(g.depth, g.in, g.out);
     auto ep = open();
     ASSERT_TRUE(ep->live()) << ep->error().message;
-    EXPECT_EQ(ep->layout().output_desc_ring_offset, g.out_ring);
+    EXPECT_EQ(ep->layout().output_desc_offset, g.out_ring);
     EXPECT_EQ(ep->layout().input_arena_offset, g.in_arena);
     EXPECT_EQ(ep->layout().output_arena_offset, g.out_arena);
     EXPECT_EQ(ep->layout().payload_bytes, g.payload);

@@ -27,7 +27,7 @@ class FastView {
   class Payload {
    public:
     RegionPartLocalSpan span() const { return v_->payload_; }
-    bool read(uint64_t off, uint64_t n, RegionPayloadSpan& out) {
+    bool read(uint64_t off, uint64_t n, RegionPayloadView& out) {
       if (off > v_->payload_.logical_bytes || n > v_->payload_.logical_bytes - off) return v_->oob();
       out.local_addr = reinterpret_cast<uint8_t*>(v_->payload_.base) + off;
       out.nbytes = n;
@@ -48,14 +48,14 @@ class FastView {
       __atomic_store_n(v_->slot(off), value, __ATOMIC_RELEASE);
       return true;
     }
-    bool test(uint64_t off, int32_t cmp_value, RegionWaitCmp cmp, RegionCounterSample& s) {
+    bool test(uint64_t off, int32_t cmp_value, RegionWaitCmp cmp, RegionSignalTestResult& s) {
       if (off + 4 > v_->counter_.logical_bytes) return v_->oob();
       s.observed = __atomic_load_n(v_->slot(off), __ATOMIC_ACQUIRE);
       s.matched = region_wait_cmp_holds(s.observed, cmp, cmp_value);
       return true;
     }
     bool wait(uint64_t off, int32_t cmp_value, RegionWaitCmp cmp, uint64_t timeout_ns, int32_t& obs) {
-      RegionCounterSample s{};
+      RegionSignalTestResult s{};
       if (!test(off, cmp_value, cmp, s)) return false;
       obs = s.observed;
       if (!s.matched) VirtualClock::advance(timeout_ns);

@@ -23,7 +23,7 @@ class InputTest : public L2Test {
     const int32_t head_before = peer_->input_head();
     SpscQueueInputHandle h{};
     EXPECT_FALSE(ep.input().try_peek(h));
-    expect_poisoned(ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOperation::INPUT_TRY_PEEK);
+    expect_poisoned(ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::INPUT_TRY_PEEK);
     EXPECT_NE(std::strstr(ep.error().message, needle), nullptr)
         << "'" << ep.error().message << "' should mention '" << needle << "'";
     EXPECT_EQ(peer_->input_head(), head_before) << "a poisoned peek must not release anything";
@@ -44,12 +44,12 @@ TEST_F(InputTest, DataHandleCarriesSeqOpcodeAndBorrowedPayload) {
   SpscQueueInputHandle h{};
   ASSERT_TRUE(ep->input().try_peek(h)) << ep->error().message;
   EXPECT_EQ(h.seq, 1u);
-  EXPECT_EQ(h.opcode, kData);
+  EXPECT_EQ(static_cast<uint64_t>(h.opcode), kData);
   EXPECT_EQ(h.payload_offset, kInArena);
   EXPECT_EQ(h.payload_nbytes, 10u);
   // Borrowed, not copied: the pointer is into the shared payload part.
-  EXPECT_EQ(h.payload, region_->payload() + kInArena);
-  EXPECT_EQ(span_bytes(h.payload, h.payload_nbytes), msg);
+  EXPECT_EQ(spsc_queue::payload_data(h), region_->payload() + kInArena);
+  EXPECT_EQ(span_bytes(spsc_queue::payload_data(h), h.payload_nbytes), msg);
   EXPECT_EQ(peer_->input_head(), 0) << "acquiring is not releasing";
 
   // Reads only: tail counter, descriptor slot 0, the payload span.
@@ -92,7 +92,7 @@ TEST_F(InputTest, SequenceNumbersAreOneBasedAcrossRingLaps) {
     SpscQueueInputHandle h{};
     ASSERT_TRUE(ep->input().try_peek(h)) << k << ": " << ep->error().message;
     EXPECT_EQ(h.seq, k + 1);
-    EXPECT_EQ(span_bytes(h.payload, 16), pattern(16, static_cast<uint8_t>(k)));
+    EXPECT_EQ(span_bytes(spsc_queue::payload_data(h), 16), pattern(16, static_cast<uint8_t>(k)));
     ASSERT_TRUE(ep->input().release(h));
     EXPECT_EQ(peer_->input_head(), static_cast<int32_t>(k + 1));
   }
@@ -145,10 +145,10 @@ TEST_F(InputTest, StopIsZeroByteWithNullPayload) {
   SpscQueueInputHandle h{};
   ASSERT_TRUE(ep->input().try_peek(h));
   EXPECT_EQ(h.seq, 1u);
-  EXPECT_EQ(h.opcode, kStop);
+  EXPECT_EQ(static_cast<uint64_t>(h.opcode), kStop);
   EXPECT_EQ(h.payload_offset, 0u);
   EXPECT_EQ(h.payload_nbytes, 0u);
-  EXPECT_EQ(h.payload, nullptr);
+  EXPECT_EQ(spsc_queue::payload_data(h), nullptr);
   EXPECT_EQ(script_.log.count(AccessKind::kPayloadRead), 1u) << "descriptor only, no payload read";
 }
 
@@ -169,10 +169,10 @@ TEST_F(InputTest, ZeroByteDataHasOffsetZeroAndNoPayload) {
   peer_->send(SpscQueueOpcode::DATA);
   SpscQueueInputHandle h{};
   ASSERT_TRUE(ep->input().try_peek(h));
-  EXPECT_EQ(h.opcode, kData);
+  EXPECT_EQ(static_cast<uint64_t>(h.opcode), kData);
   EXPECT_EQ(h.payload_offset, 0u);
   EXPECT_EQ(h.payload_nbytes, 0u);
-  EXPECT_EQ(h.payload, nullptr);
+  EXPECT_EQ(spsc_queue::payload_data(h), nullptr);
 }
 
 TEST_F(InputTest, PayloadOutsideTheInputArenaPoisons) {
@@ -241,7 +241,7 @@ TEST_F(InputTest, ArenaWrapSkipsTheUnusedTail) {
   EXPECT_EQ(peer_->send(SpscQueueOpcode::DATA, pattern(100, 2)), kInArena);
   ASSERT_TRUE(ep->input().try_peek(h)) << ep->error().message;
   EXPECT_EQ(h.payload_offset, kInArena);
-  EXPECT_EQ(span_bytes(h.payload, 100), pattern(100, 2));
+  EXPECT_EQ(span_bytes(spsc_queue::payload_data(h), 100), pattern(100, 2));
   ASSERT_TRUE(ep->input().release(h));
   // Cursor 356 -> position 100; 156 bytes end exactly at the arena end: no skip.
   EXPECT_EQ(peer_->send(SpscQueueOpcode::DATA, pattern(156, 3)), kInArena + 100);
@@ -340,7 +340,7 @@ TEST_F(InputTest, DefaultWindowHoldsOneDataHandle) {
   ASSERT_TRUE(ep->input().release(h1));
   ASSERT_TRUE(ep->input().try_peek(h2));
   EXPECT_EQ(h2.seq, 2u);
-  EXPECT_EQ(span_bytes(h2.payload, 4), pattern(4, 2));
+  EXPECT_EQ(span_bytes(spsc_queue::payload_data(h2), 4), pattern(4, 2));
 }
 
 TEST_F(InputTest, WindowOfFourReleasesOnlyTheCompletedFifoPrefix) {
@@ -399,7 +399,7 @@ TEST_F(InputTest, StopBehindThreeActiveInputs) {
   for (auto& h : d) ASSERT_TRUE(ep->input().try_peek(h));
   ASSERT_TRUE(ep->input().try_peek(stop));
   EXPECT_EQ(stop.seq, 4u);
-  EXPECT_EQ(stop.opcode, kStop);
+  EXPECT_EQ(static_cast<uint64_t>(stop.opcode), kStop);
   EXPECT_FALSE(ep->input().drained());
 
   script_.log.clear();
@@ -427,7 +427,7 @@ TEST_F(InputTest, StopTakesTheExtraSlotWhenTheWindowIsFull) {
   SpscQueueInputHandle data{}, stop{};
   ASSERT_TRUE(ep->input().try_peek(data));
   ASSERT_TRUE(ep->input().try_peek(stop)) << "STOP does not count against the window";
-  EXPECT_EQ(stop.opcode, kStop);
+  EXPECT_EQ(static_cast<uint64_t>(stop.opcode), kStop);
   EXPECT_EQ(stop.seq, 2u);
   ASSERT_TRUE(ep->input().release(data));
   EXPECT_EQ(peer_->input_head(), 1);
@@ -445,7 +445,7 @@ TEST_F(InputTest, StopBehindAFullWindowOfThree) {
   SpscQueueInputHandle d[3] = {}, stop{};
   for (auto& h : d) ASSERT_TRUE(ep->input().try_peek(h));
   ASSERT_TRUE(ep->input().try_peek(stop));
-  EXPECT_EQ(stop.opcode, kStop);
+  EXPECT_EQ(static_cast<uint64_t>(stop.opcode), kStop);
   for (auto& h : d) ASSERT_TRUE(ep->input().release(h));
   EXPECT_FALSE(ep->input().drained());
   EXPECT_EQ(peer_->input_head(), 3);
@@ -475,7 +475,7 @@ TEST_F(InputTest, DescriptorPublishedAfterStopPoisons) {
   SpscQueueInputHandle a{}, stop{};
   ASSERT_TRUE(ep->input().try_peek(a));
   ASSERT_TRUE(ep->input().try_peek(stop));
-  EXPECT_EQ(stop.opcode, kStop);
+  EXPECT_EQ(static_cast<uint64_t>(stop.opcode), kStop);
   expect_peek_poisons(*ep, "after STOP");
   EXPECT_FALSE(ep->input().drained());
 }
@@ -505,7 +505,7 @@ class InputReleaseTest : public InputTest {
   }
   void expect_release_poisons(const SpscQueueInputHandle& h) {
     EXPECT_FALSE(ep_->input().release(h));
-    expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::INPUT_RELEASE);
+    expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::INPUT_RELEASE);
     EXPECT_EQ(peer_->input_head(), 0);
   }
   std::unique_ptr<Endpoint<2>> ep_;
@@ -525,7 +525,7 @@ TEST_F(InputReleaseTest, ReleaseOfAFullyReleasedHandlePoisons) {
   ASSERT_TRUE(ep_->input().release(h1_));
   EXPECT_EQ(peer_->input_head(), 1);
   EXPECT_FALSE(ep_->input().release(h1_));
-  expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::INPUT_RELEASE);
+  expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::INPUT_RELEASE);
   EXPECT_EQ(peer_->input_head(), 1);
 }
 

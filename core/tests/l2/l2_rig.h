@@ -23,7 +23,7 @@ namespace spsq_testing {
 using spsc_queue::SpscQueueErrorKind;
 using spsc_queue::SpscQueueInputHandle;
 using spsc_queue::SpscQueueOpcode;
-using spsc_queue::SpscQueueOperation;
+using spsc_queue::SpscQueueOp;
 using spsc_queue::SpscQueueOutputReservation;
 
 template <uint64_t N = 1>
@@ -81,11 +81,11 @@ class L2Test : public ::testing::Test {
   // Asserts terminal local poison: kind and op, identity, and the L2 abort
   // flag Set to 1 exactly once.
   template <class E>
-  void expect_poisoned(const E& ep, SpscQueueErrorKind kind, SpscQueueOperation op) {
+  void expect_poisoned(const E& ep, SpscQueueErrorKind kind, SpscQueueOp op) {
     EXPECT_FALSE(ep.live());
     EXPECT_EQ(ep.error().kind, kind) << ep.error().message;
     EXPECT_EQ(ep.error().op, op) << ep.error().message;
-    EXPECT_TRUE(ep.error().has_identity);
+    EXPECT_TRUE(ep.error().has_identity());
     EXPECT_EQ(ep.error().transaction_id, region_->binding().transaction_id);
     EXPECT_EQ(ep.error().session_instance_id_bits, region_->binding().session_instance_id_bits);
     EXPECT_NE(ep.error().message[0], '\0');

@@ -16,9 +16,9 @@ class OutputTest : public L2Test {
                    SpscQueueOpcode opcode = SpscQueueOpcode::DATA) {
     SpscQueueOutputReservation r{};
     EXPECT_TRUE(ep.output().try_reserve(n, r)) << ep.error().message;
-    if (n != 0 && r.payload != nullptr) {
+    if (n != 0 && spsc_queue::payload_data(r) != nullptr) {
       const std::vector<uint8_t> bytes = pattern(n, seed);
-      std::memcpy(r.payload, bytes.data(), n);
+      std::memcpy(spsc_queue::payload_data(r), bytes.data(), n);
     }
     EXPECT_TRUE(ep.output().publish(r, opcode)) << ep.error().message;
     return r.payload_offset;
@@ -29,7 +29,7 @@ class OutputTest : public L2Test {
     SpscQueueOutputReservation r{};
     EXPECT_FALSE(ep.output().try_reserve(8, r));
     expect_poisoned(ep, SpscQueueErrorKind::INVALID_DESCRIPTOR,
-                    SpscQueueOperation::OUTPUT_TRY_RESERVE);
+                    SpscQueueOp::OUTPUT_TRY_RESERVE);
     EXPECT_NE(std::strstr(ep.error().message, needle), nullptr)
         << "'" << ep.error().message << "' should mention '" << needle << "'";
   }
@@ -48,7 +48,7 @@ TEST_F(OutputTest, ReservationIsAWritableSpanAtTheArenaStart) {
   ASSERT_TRUE(ep->output().try_reserve(10, r));
   EXPECT_EQ(r.payload_offset, kOutArena);
   EXPECT_EQ(r.payload_nbytes, 10u);
-  EXPECT_EQ(r.payload, region_->payload() + kOutArena) << "the span is the shared bytes themselves";
+  EXPECT_EQ(spsc_queue::payload_data(r), region_->payload() + kOutArena) << "the span is the shared bytes themselves";
   EXPECT_EQ(peer_->output_tail(), 0) << "reserving publishes nothing";
   EXPECT_EQ(peer_->output_slot(0), RawDescriptor{}) << "nor writes a descriptor";
   EXPECT_EQ(script_.log.count(AccessKind::kPayloadWrite), 0u);
@@ -59,7 +59,7 @@ TEST_F(OutputTest, PublishWritesPayloadFlushThenBodyThenSeqThenTail) {
   auto ep = open();
   SpscQueueOutputReservation r{};
   ASSERT_TRUE(ep->output().try_reserve(10, r));
-  std::memcpy(r.payload, pattern(10, 0xa0).data(), 10);
+  std::memcpy(spsc_queue::payload_data(r), pattern(10, 0xa0).data(), 10);
   script_.log.clear();
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
 
@@ -111,7 +111,7 @@ TEST_F(OutputTest, ZeroByteReservationHasOffsetZeroAndNoPayloadWrite) {
   ASSERT_TRUE(ep->output().try_reserve(0, r));
   EXPECT_EQ(r.payload_offset, 0u);
   EXPECT_EQ(r.payload_nbytes, 0u);
-  EXPECT_EQ(r.payload, nullptr);
+  EXPECT_EQ(spsc_queue::payload_data(r), nullptr);
   script_.log.clear();
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
   EXPECT_EQ(peer_->output_slot(0), (RawDescriptor{1, kData, 0, 0}));
@@ -139,7 +139,7 @@ TEST_F(OutputTest, StopInvalidAndUnknownOpcodesPoisonWithoutWriting) {
     SpscQueueOutputReservation r{};
     ASSERT_TRUE(ep->output().try_reserve(op == kStop ? 0 : 8, r));
     EXPECT_FALSE(ep->output().publish(r, static_cast<SpscQueueOpcode>(op)));
-    expect_poisoned(*ep, SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOperation::OUTPUT_PUBLISH);
+    expect_poisoned(*ep, SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::OUTPUT_PUBLISH);
     EXPECT_EQ(script_.log.count(AccessKind::kPayloadWrite), 0u) << script_.log.str();
     EXPECT_EQ(peer_->output_tail(), 0);
   }
@@ -252,13 +252,13 @@ TEST_F(OutputTest, MultipleOutputsForOneInput) {
 
   SpscQueueOutputReservation r{};
   ASSERT_TRUE(ep->output().try_reserve(16, r));
-  std::memcpy(r.payload, in.payload, 8);
-  std::memcpy(r.payload + 8, in.payload, 8);
+  std::memcpy(spsc_queue::payload_data(r), spsc_queue::payload_data(in), 8);
+  std::memcpy(spsc_queue::payload_data(r) + 8, spsc_queue::payload_data(in), 8);
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
   ASSERT_TRUE(ep->output().try_reserve(0, r));
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
   ASSERT_TRUE(ep->output().try_reserve(4, r));
-  std::memcpy(r.payload, in.payload, 4);
+  std::memcpy(spsc_queue::payload_data(r), spsc_queue::payload_data(in), 4);
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::ERROR));
   EXPECT_EQ(peer_->input_head(), 0) << "the input is still held";
   ASSERT_TRUE(ep->input().release(in));
@@ -287,7 +287,7 @@ TEST_F(OutputTest, OutputsInADifferentOrderFromInputs) {
   for (const SpscQueueInputHandle* h : {&b, &a}) {
     SpscQueueOutputReservation r{};
     ASSERT_TRUE(ep->output().try_reserve(4, r));
-    std::memcpy(r.payload, h->payload, 4);
+    std::memcpy(spsc_queue::payload_data(r), spsc_queue::payload_data(*h), 4);
     ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
     ASSERT_TRUE(ep->input().release(*h));
   }
@@ -309,7 +309,7 @@ class OutputOwnershipTest : public OutputTest {
     const int32_t tail = peer_->output_tail();
     script_.log.clear();
     EXPECT_FALSE(ep_->output().publish(r, SpscQueueOpcode::DATA));
-    expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::OUTPUT_PUBLISH);
+    expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::OUTPUT_PUBLISH);
     EXPECT_EQ(script_.log.count(AccessKind::kPayloadWrite), 0u) << script_.log.str();
     EXPECT_EQ(peer_->output_tail(), tail);
   }
@@ -362,7 +362,7 @@ TEST_F(OutputOwnershipTest, ReservationOfAnotherQueuePoisons) {
   ASSERT_TRUE(ep_->output().try_reserve(8, mine));
   ASSERT_TRUE(other_ep.output().try_reserve(8, foreign));
   ASSERT_EQ(foreign.payload_offset, mine.payload_offset);
-  ASSERT_EQ(foreign.generation, mine.generation);
+  ASSERT_EQ(foreign.seq, mine.seq);
   expect_publish_poisons(foreign);
   EXPECT_TRUE(other_ep.live());
 }
@@ -371,7 +371,7 @@ TEST_F(OutputOwnershipTest, SecondReserveWhileOneIsActivePoisons) {
   SpscQueueOutputReservation r{}, r2{};
   ASSERT_TRUE(ep_->output().try_reserve(8, r));
   EXPECT_FALSE(ep_->output().try_reserve(8, r2));
-  expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOperation::OUTPUT_TRY_RESERVE);
+  expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::OUTPUT_TRY_RESERVE);
 }
 
 // --- the head L3 publishes: reconstruction and replay ---

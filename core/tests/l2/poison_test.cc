@@ -35,7 +35,7 @@ TEST_F(PoisonTest, EveryLaterOperationFailsAndNothingIsWritten) {
   peer_->set_input_tail(2);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().try_peek(h));
-  expect_poisoned(*ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOperation::INPUT_TRY_PEEK);
+  expect_poisoned(*ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::INPUT_TRY_PEEK);
 
   script_.log.clear();
   const uint64_t t0 = VirtualClock::now();
@@ -62,9 +62,9 @@ TEST_F(PoisonTest, FirstErrorWins) {
   SpscQueueOutputReservation bogus{};
   EXPECT_FALSE(ep->output().publish(bogus, SpscQueueOpcode::STOP));
   EXPECT_EQ(ep->error().kind, SpscQueueErrorKind::INVALID_DESCRIPTOR);
-  EXPECT_EQ(ep->error().op, SpscQueueOperation::INPUT_TRY_PEEK);
+  EXPECT_EQ(ep->error().op, SpscQueueOp::INPUT_TRY_PEEK);
   EXPECT_EQ(first, ep->error().message);
-  expect_poisoned(*ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOperation::INPUT_TRY_PEEK);
+  expect_poisoned(*ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::INPUT_TRY_PEEK);
 }
 
 TEST_F(PoisonTest, OwnFlagIsSetToOneOnceWithASet) {
@@ -82,7 +82,7 @@ TEST_F(PoisonTest, ErrorCarriesSessionBitsAndTransactionId) {
   auto ep = open();
   poison_with_bad_seq(*ep);
   const spsc_queue::SpscQueueError& e = ep->error();
-  EXPECT_TRUE(e.has_identity);
+  EXPECT_TRUE(e.has_identity());
   EXPECT_EQ(e.session_instance_id_bits, 0x5e5510aa00000001ull);
   EXPECT_EQ(e.transaction_id, 4242u);
   char line[512];
@@ -120,7 +120,7 @@ TEST_F(PoisonTest, AWholeSessionWritesOnlyL2OwnedSlots) {
   for (const SpscQueueInputHandle* h : {&a, &b}) {
     SpscQueueOutputReservation r{};
     ASSERT_TRUE(ep->output().try_reserve(h->payload_nbytes, r));
-    std::memcpy(r.payload, h->payload, h->payload_nbytes);
+    std::memcpy(spsc_queue::payload_data(r), spsc_queue::payload_data(*h), h->payload_nbytes);
     ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
   }
   ASSERT_TRUE(ep->input().release(stop));
@@ -148,7 +148,7 @@ TEST_F(PoisonTest, AWholeSessionWritesOnlyL2OwnedSlots) {
 class ViewFailureTest : public PoisonTest {
  protected:
   template <class E>
-  void expect_endpoint_error(const E& ep, SpscQueueOperation op) {
+  void expect_endpoint_error(const E& ep, SpscQueueOp op) {
     expect_poisoned(ep, SpscQueueErrorKind::ENDPOINT_ERROR, op);
     EXPECT_NE(std::strstr(ep.error().message, "injected failure"), nullptr)
         << "the view's error text is passed on: " << ep.error().message;
@@ -161,7 +161,7 @@ TEST_F(ViewFailureTest, TailTestFailurePoisonsPeek) {
   peer_->send(SpscQueueOpcode::DATA);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().try_peek(h));
-  expect_endpoint_error(*ep, SpscQueueOperation::INPUT_TRY_PEEK);
+  expect_endpoint_error(*ep, SpscQueueOp::INPUT_TRY_PEEK);
 }
 
 TEST_F(ViewFailureTest, DescriptorReadFailurePoisonsPeek) {
@@ -170,7 +170,7 @@ TEST_F(ViewFailureTest, DescriptorReadFailurePoisonsPeek) {
   peer_->send(SpscQueueOpcode::DATA, pattern(4, 1));
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().try_peek(h));
-  expect_endpoint_error(*ep, SpscQueueOperation::INPUT_TRY_PEEK);
+  expect_endpoint_error(*ep, SpscQueueOp::INPUT_TRY_PEEK);
 }
 
 TEST_F(ViewFailureTest, PayloadReadFailurePoisonsPeek) {
@@ -179,7 +179,7 @@ TEST_F(ViewFailureTest, PayloadReadFailurePoisonsPeek) {
   peer_->send(SpscQueueOpcode::DATA, pattern(4, 1));
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().try_peek(h));
-  expect_endpoint_error(*ep, SpscQueueOperation::INPUT_TRY_PEEK);
+  expect_endpoint_error(*ep, SpscQueueOp::INPUT_TRY_PEEK);
 }
 
 TEST_F(ViewFailureTest, HeadNotifyFailurePoisonsRelease) {
@@ -189,7 +189,7 @@ TEST_F(ViewFailureTest, HeadNotifyFailurePoisonsRelease) {
   SpscQueueInputHandle h{};
   ASSERT_TRUE(ep->input().try_peek(h));
   EXPECT_FALSE(ep->input().release(h));
-  expect_endpoint_error(*ep, SpscQueueOperation::INPUT_RELEASE);
+  expect_endpoint_error(*ep, SpscQueueOp::INPUT_RELEASE);
   EXPECT_EQ(peer_->input_head(), 0);
 }
 
@@ -198,7 +198,7 @@ TEST_F(ViewFailureTest, WaitFailurePoisonsBlockingPeek) {
   script_.faults.fail(ViewCall::kCounterWait, 1);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().peek(1000, h));
-  expect_endpoint_error(*ep, SpscQueueOperation::INPUT_TRY_PEEK);
+  expect_endpoint_error(*ep, SpscQueueOp::INPUT_TRY_PEEK);
 }
 
 TEST_F(ViewFailureTest, ReserveMapFailurePoisonsReserve) {
@@ -206,7 +206,7 @@ TEST_F(ViewFailureTest, ReserveMapFailurePoisonsReserve) {
   script_.faults.fail(ViewCall::kPayloadRead, 1);
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().try_reserve(8, r));
-  expect_endpoint_error(*ep, SpscQueueOperation::OUTPUT_TRY_RESERVE);
+  expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_TRY_RESERVE);
 }
 
 TEST_F(ViewFailureTest, HeadTestFailurePoisonsReserve) {
@@ -219,7 +219,7 @@ TEST_F(ViewFailureTest, HeadTestFailurePoisonsReserve) {
   script_.faults.fail(ViewCall::kCounterTest, 1);
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().try_reserve(0, r));
-  expect_endpoint_error(*ep, SpscQueueOperation::OUTPUT_TRY_RESERVE);
+  expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_TRY_RESERVE);
 }
 
 TEST_F(ViewFailureTest, ReplayReadFailurePoisonsReserve) {
@@ -233,7 +233,7 @@ TEST_F(ViewFailureTest, ReplayReadFailurePoisonsReserve) {
   script_.faults.fail(ViewCall::kPayloadRead, 1);
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().try_reserve(0, r));
-  expect_endpoint_error(*ep, SpscQueueOperation::OUTPUT_TRY_RESERVE);
+  expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_TRY_RESERVE);
 }
 
 // Publish mutates shared memory in four steps; a failure at any step poisons
@@ -253,12 +253,12 @@ TEST_F(ViewFailureTest, PublishFailureAtEachStep) {
     auto ep = open();
     SpscQueueOutputReservation r{};
     ASSERT_TRUE(ep->output().try_reserve(8, r));
-    std::memcpy(r.payload, pattern(8, 1).data(), 8);
+    std::memcpy(spsc_queue::payload_data(r), pattern(8, 1).data(), 8);
     script_.faults.fail(s.call, s.k);
     EXPECT_FALSE(ep->output().publish(r, SpscQueueOpcode::DATA));
-    expect_endpoint_error(*ep, SpscQueueOperation::OUTPUT_PUBLISH);
+    expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_PUBLISH);
     const RawDescriptor d = peer_->output_slot(0);
-    EXPECT_EQ(d.opcode, s.body_written ? kData : 0u);
+    EXPECT_EQ(static_cast<uint64_t>(d.opcode), s.body_written ? kData : 0u);
     EXPECT_EQ(d.seq, s.seq_written ? 1u : 0u);
     EXPECT_EQ(peer_->output_tail(), 0);
   }
@@ -273,7 +273,7 @@ TEST_F(ViewFailureTest, StickyFailureStillAttemptsTheFlagOnce) {
   ASSERT_TRUE(ep->input().try_peek(h));
   EXPECT_FALSE(ep->input().release(h));
   EXPECT_EQ(ep->error().kind, SpscQueueErrorKind::ENDPOINT_ERROR);
-  EXPECT_EQ(ep->error().op, SpscQueueOperation::INPUT_RELEASE);
+  EXPECT_EQ(ep->error().op, SpscQueueOp::INPUT_RELEASE);
   // The dead view refuses the flag write; the endpoint tried exactly once.
   EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify, kPeerAbortFlag), 1u) << script_.log.str();
   EXPECT_EQ(peer_->peer_abort_flag(), 0);

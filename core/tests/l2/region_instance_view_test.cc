@@ -50,11 +50,11 @@ TEST_F(RegionInstanceViewTest, SpansAreTheParts) {
 TEST_F(RegionInstanceViewTest, ReadLendsTheSharedBytes) {
   RegionInstanceView v = make();
   payload_[100] = 0x5a;
-  RegionPayloadSpan s{};
+  RegionPayloadView s{};
   ASSERT_TRUE(v.payload().read(100, 20, s));
-  EXPECT_EQ(s.local_addr, payload_.data() + 100);
+  EXPECT_EQ(s.local_addr, reinterpret_cast<uintptr_t>(payload_.data() + 100));
   EXPECT_EQ(s.nbytes, 20u);
-  EXPECT_EQ(s.local_addr[0], 0x5a);
+  EXPECT_EQ(reinterpret_cast<const uint8_t*>(s.local_addr)[0], 0x5a);
   ASSERT_TRUE(v.payload().read(0, kPayloadBytes, s)) << "the whole part";
   ASSERT_TRUE(v.payload().read(kPayloadBytes, 0, s)) << "empty span at the end";
 }
@@ -107,7 +107,7 @@ TEST_F(RegionInstanceViewTest, ReadInvalidatesBeforeLending) {
   RegionCacheHooks hooks;
   hooks.invalidate = &HookLog::record;
   RegionInstanceView v = make(hooks);
-  RegionPayloadSpan s{};
+  RegionPayloadView s{};
   ASSERT_TRUE(v.payload().read(64, 32, s));
   EXPECT_EQ(HookLog::calls, 1);
   EXPECT_EQ(HookLog::addr, payload_.data() + 64);
@@ -120,17 +120,17 @@ TEST_F(RegionInstanceViewTest, PayloadAccessOutsideThePartFailsStickily) {
                         Range{8, ~uint64_t{0}}, Range{~uint64_t{0}, 2}}) {
     SCOPED_TRACE(r.off);
     RegionInstanceView v = make();
-    RegionPayloadSpan s{};
+    RegionPayloadView s{};
     EXPECT_FALSE(v.payload().read(r.off, r.n, s));
     EXPECT_TRUE(v.failed());
     EXPECT_NE(std::strstr(v.error().message, "outside"), nullptr) << v.error().message;
-    EXPECT_EQ(s.local_addr, nullptr);
+    EXPECT_EQ(s.local_addr, 0u);
     // Sticky: in-range calls fail from now on, and the first error stays.
     const std::string first = v.error().message;
     EXPECT_FALSE(v.payload().read(0, 1, s));
     EXPECT_FALSE(v.payload().write(0, "x", 1));
     EXPECT_FALSE(v.counter().notify(0, 1, RegionNotifyOp::Set));
-    RegionCounterSample cs{};
+    RegionSignalTestResult cs{};
     EXPECT_FALSE(v.counter().test(0, 0, RegionWaitCmp::EQ, cs));
     int32_t obs = 0;
     EXPECT_FALSE(v.counter().wait(0, 0, RegionWaitCmp::EQ, 10, obs));
@@ -154,7 +154,7 @@ TEST_F(RegionInstanceViewTest, CounterAccessOutsideOrMisalignedFails) {
   for (uint64_t off : {uint64_t{384}, uint64_t{381}, uint64_t{2}, uint64_t{65}, ~uint64_t{0} - 1}) {
     SCOPED_TRACE(off);
     RegionInstanceView v = make();
-    RegionCounterSample s{};
+    RegionSignalTestResult s{};
     EXPECT_FALSE(v.counter().test(off, 0, RegionWaitCmp::EQ, s));
     EXPECT_TRUE(v.failed());
     RegionInstanceView w = make();
@@ -189,7 +189,7 @@ TEST_F(RegionInstanceViewTest, TestComparesSigned) {
   for (const C c : {C{RegionWaitCmp::EQ, -3, true}, C{RegionWaitCmp::NE, -3, false},
                     C{RegionWaitCmp::GT, -4, true}, C{RegionWaitCmp::GE, 1, false},
                     C{RegionWaitCmp::LT, 0, true}, C{RegionWaitCmp::LE, -4, false}}) {
-    RegionCounterSample s{};
+    RegionSignalTestResult s{};
     ASSERT_TRUE(v.counter().test(320, c.value, c.cmp, s));
     EXPECT_EQ(s.observed, -3);
     EXPECT_EQ(s.matched, c.matched) << static_cast<int>(c.cmp);
@@ -240,9 +240,9 @@ TEST_F(RegionInstanceViewTest, MovedViewKeepsWorking) {
   RegionInstanceView b = std::move(a);
   ASSERT_TRUE(b.counter().notify(128, 11, RegionNotifyOp::Set));
   EXPECT_EQ(slot(128), 11);
-  RegionPayloadSpan s{};
+  RegionPayloadView s{};
   ASSERT_TRUE(b.payload().read(0, 8, s));
-  EXPECT_EQ(s.local_addr, payload_.data());
+  EXPECT_EQ(s.local_addr, reinterpret_cast<uintptr_t>(payload_.data()));
 }
 
 // A release Set on the counter publishes the payload written before it to a
@@ -269,10 +269,10 @@ TEST_F(RegionInstanceViewTest, ReleaseSetPublishesEarlierPayloadWrites) {
     int32_t seen = 0;
     while (!v.counter().wait(0, i, RegionWaitCmp::EQ, ~uint64_t{0} >> 2, seen)) {
     }
-    RegionPayloadSpan s{};
+    RegionPayloadView s{};
     ASSERT_TRUE(v.payload().read(0, 4, s));
     uint32_t word = 0;
-    std::memcpy(&word, s.local_addr, 4);
+    std::memcpy(&word, reinterpret_cast<const void*>(s.local_addr), 4);
     mismatches += word != static_cast<uint32_t>(i) * 2654435761u;
     ASSERT_TRUE(v.counter().notify(64, i, RegionNotifyOp::Set));
   }

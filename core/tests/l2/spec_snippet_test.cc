@@ -95,10 +95,10 @@ int echo_until_drained(Queue& queue, bool* drained) {
   int answered = 0;
   spsc_queue::SpscQueueInputHandle h{};
   while (queue.input().try_peek(h)) {
-    if (h.opcode == static_cast<uint64_t>(spsc_queue::SpscQueueOpcode::DATA)) {
+    if (h.opcode == spsc_queue::SpscQueueOpcode::DATA) {
       spsc_queue::SpscQueueOutputReservation r{};
       if (!queue.output().try_reserve(h.payload_nbytes, r)) break;
-      for (uint64_t i = 0; i < h.payload_nbytes; ++i) r.payload[i] = h.payload[h.payload_nbytes - 1 - i];
+      for (uint64_t i = 0; i < h.payload_nbytes; ++i) spsc_queue::payload_data(r)[i] = spsc_queue::payload_data(h)[h.payload_nbytes - 1 - i];
       if (!queue.output().publish(r, spsc_queue::SpscQueueOpcode::DATA)) break;
       ++answered;
     }
@@ -144,7 +144,7 @@ TEST_F(SpecSnippetTest, WindowOfFourHoldsThreeInputsAndStop) {
     served = true;
     spsc_queue::SpscQueueInputHandle h[4] = {};
     for (auto& x : h) ASSERT_TRUE(queue.input().try_peek(x)) << queue.error().message;
-    EXPECT_EQ(h[3].opcode, static_cast<uint64_t>(spsc_queue::SpscQueueOpcode::STOP));
+    EXPECT_EQ(static_cast<uint64_t>(h[3].opcode), static_cast<uint64_t>(spsc_queue::SpscQueueOpcode::STOP));
     for (int i = 3; i >= 0; --i) ASSERT_TRUE(queue.input().release(h[i]));
     EXPECT_TRUE(queue.input().drained());
   });

@@ -17,8 +17,8 @@ class TimeoutTest : public L2Test {
   void expect_remote_aborted(const E& ep) {
     EXPECT_FALSE(ep.live());
     EXPECT_EQ(ep.error().kind, SpscQueueErrorKind::REMOTE_ABORTED) << ep.error().message;
-    EXPECT_EQ(ep.error().op, SpscQueueOperation::TIMEOUT);
-    EXPECT_TRUE(ep.error().has_identity);
+    EXPECT_EQ(ep.error().op, SpscQueueOp::TIMEOUT);
+    EXPECT_TRUE(ep.error().has_identity());
     EXPECT_EQ(ep.error().transaction_id, region_->binding().transaction_id);
     EXPECT_EQ(peer_->peer_abort_flag(), 0);
     EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify, kPeerAbortFlag), 0u)
@@ -159,7 +159,7 @@ TEST_F(TimeoutTest, PeekSucceedsWhenL3PublishesDuringTheWait) {
   const uint64_t t0 = VirtualClock::now();
   ASSERT_TRUE(ep->input().peek(10'000, h)) << ep->error().message;
   EXPECT_EQ(h.seq, 1u);
-  EXPECT_EQ(span_bytes(h.payload, h.payload_nbytes), pattern(12, 5));
+  EXPECT_EQ(span_bytes(spsc_queue::payload_data(h), h.payload_nbytes), pattern(12, 5));
   EXPECT_LT(VirtualClock::now() - t0, 10'000u);
   EXPECT_EQ(script_.log.count(AccessKind::kCounterWait, kInputTail), 1u);
   expect_healthy(*ep);
@@ -227,7 +227,7 @@ TEST_F(TimeoutTest, ExpiryOnAPoisonedHandleNeverWaits) {
   peer_->set_input_tail(1);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().peek(1000, h));
-  expect_poisoned(*ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOperation::INPUT_TRY_PEEK);
+  expect_poisoned(*ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::INPUT_TRY_PEEK);
   const uint64_t t0 = VirtualClock::now();
   const size_t accesses = script_.log.size();
   EXPECT_FALSE(ep->input().peek(1000, h));

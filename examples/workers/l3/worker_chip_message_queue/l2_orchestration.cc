@@ -27,6 +27,14 @@ using Queue = spsc_queue::SpscQueueEndpoint<RegionInstanceView, 4>;
 using spsc_queue::SpscQueueInputHandle;
 using spsc_queue::SpscQueueOpcode;
 
+// Payload addresses are integers in the runtime's API; L2 code casts them.
+const uint8_t* in_bytes(const SpscQueueInputHandle& h) {
+  return reinterpret_cast<const uint8_t*>(h.payload.local_addr);
+}
+uint8_t* out_bytes(const spsc_queue::SpscQueueOutputReservation& r) {
+  return reinterpret_cast<uint8_t*>(r.payload.local_addr);
+}
+
 class L2Log {
  public:
   explicit L2Log(bool on) : on_(on) {}
@@ -62,9 +70,9 @@ bool publish_tile(Queue& queue, const OutputHeader& header, const AivTileArgs& t
     return false;
   }
   AivTileArgs args = tile;
-  args.out = r.payload + kHeaderBytes;
+  args.out = out_bytes(r) + kHeaderBytes;
   const AivLaunchReport aiv = launch_aiv_tile_kernel(args, block_dim);
-  write_output_header(header, r.payload);
+  write_output_header(header, out_bytes(r));
   if (aiv.bytes_flushed != kTileBytes) {
     std::fprintf(stderr, "  L2: AIV kernel flushed %" PRIu64 " of %" PRIu64 " bytes\n",
                  aiv.bytes_flushed, kTileBytes);
@@ -83,7 +91,7 @@ bool publish_tile(Queue& queue, const OutputHeader& header, const AivTileArgs& t
 bool publish_rejection(Queue& queue, uint64_t request_id, const L2Log& log) {
   spsc_queue::SpscQueueOutputReservation r{};
   if (!queue.output().reserve(kHeaderBytes, kL2WaitNs, r)) return false;
-  write_output_header(OutputHeader{request_id, kKindRejected, 0}, r.payload);
+  write_output_header(OutputHeader{request_id, kKindRejected, 0}, out_bytes(r));
   log("rejecting request %" PRIu64 " with an ERROR message", request_id);
   return queue.output().publish(r, SpscQueueOpcode::ERROR);
 }
@@ -109,14 +117,14 @@ void serve(Queue& queue, uint32_t block_dim, const L2Log& log) {
       log_failure(queue, "input peek");
       return;
     }
-    if (h.opcode == static_cast<uint64_t>(SpscQueueOpcode::STOP)) {
+    if (h.opcode == SpscQueueOpcode::STOP) {
       log("acquired STOP (seq %" PRIu64 ") with %d inputs held", h.seq, combine_count);
       if (combine_count == 2) {
-        const OutputHeader out{read_input_header(held_combine[0].payload).request_id, kKindSum,
-                               read_input_header(held_combine[1].payload).request_id};
+        const OutputHeader out{read_input_header(in_bytes(held_combine[0])).request_id, kKindSum,
+                               read_input_header(in_bytes(held_combine[1])).request_id};
         if (!publish_tile(queue, out,
-                          AivTileArgs{held_combine[0].payload + kHeaderBytes,
-                                      held_combine[1].payload + kHeaderBytes, 0.0f, nullptr},
+                          AivTileArgs{in_bytes(held_combine[0]) + kHeaderBytes,
+                                      in_bytes(held_combine[1]) + kHeaderBytes, 0.0f, nullptr},
                           block_dim, log)) {
           return;
         }
@@ -130,26 +138,26 @@ void serve(Queue& queue, uint32_t block_dim, const L2Log& log) {
     }
 
     if (h.payload_nbytes != kMessageBytes) {
-      const uint64_t id = h.payload_nbytes >= 8 ? read_input_header(h.payload).request_id : 0;
+      const uint64_t id = h.payload_nbytes >= 8 ? read_input_header(in_bytes(h)).request_id : 0;
       if (!publish_rejection(queue, id, log) || !release(queue, h, log)) return;
       continue;
     }
-    const InputHeader in = read_input_header(h.payload);
+    const InputHeader in = read_input_header(in_bytes(h));
     log("acquired input seq %" PRIu64 " (request_id %" PRIu64 ", mode %" PRIu64 ")", h.seq,
         in.request_id, in.mode);
     if (in.mode == kModeHold && !has_hold) {
       held_hold = h;
       has_hold = true;
     } else if (in.mode == kModeRelease) {
-      const uint8_t* tile = h.payload + kHeaderBytes;
+      const uint8_t* tile = in_bytes(h) + kHeaderBytes;
       if (!publish_tile(queue, OutputHeader{in.request_id, kKindPlus20, 0},
                         AivTileArgs{tile, nullptr, 20.0f, nullptr}, block_dim, log) ||
           !release(queue, h, log)) {
         return;
       }
       if (has_hold) {
-        const InputHeader first = read_input_header(held_hold.payload);
-        const uint8_t* held_tile = held_hold.payload + kHeaderBytes;
+        const InputHeader first = read_input_header(in_bytes(held_hold));
+        const uint8_t* held_tile = in_bytes(held_hold) + kHeaderBytes;
         if (!publish_tile(queue, OutputHeader{first.request_id, kKindPlus10, 0},
                           AivTileArgs{held_tile, nullptr, 10.0f, nullptr}, block_dim, log) ||
             !publish_tile(queue, OutputHeader{first.request_id, kKindPlus11, 0},

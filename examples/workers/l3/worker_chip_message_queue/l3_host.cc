@@ -68,7 +68,7 @@ class Run {
     }
     ReceivedOutput out;
     out.seq = m.seq;
-    out.opcode = m.opcode;
+    out.opcode = static_cast<uint64_t>(m.opcode);
     out.payload.resize(m.payload_nbytes);
     if (q.output().read_into(m, out.payload.data(), out.payload.size()) !=
             WorkerChipQueueStatus::OK ||
