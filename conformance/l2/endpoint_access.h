@@ -56,6 +56,45 @@ struct EndpointTypes {
   using Opcode = std::decay_t<decltype(detail::second_arg(&Output::publish))>;
 };
 
+// Whether the default accessors' field names exist. Each default accessor
+// asserts its own with a message naming the contract line, so an endpoint
+// that lacks one learns what to supply (in an adapter) before anything else
+// of the suite compiles.
+namespace detail {
+#define SPSQ_CONF_HAS_FIELD(name, field)                                         \
+  template <class T, class = void>                                               \
+  struct name : std::false_type {};                                              \
+  template <class T>                                                             \
+  struct name<T, std::void_t<decltype(std::declval<const T&>().field)>> : std::true_type {}
+SPSQ_CONF_HAS_FIELD(HasSeq, seq);
+SPSQ_CONF_HAS_FIELD(HasOpcode, opcode);
+SPSQ_CONF_HAS_FIELD(HasPayloadNbytes, payload_nbytes);
+SPSQ_CONF_HAS_FIELD(HasPayloadLocalAddr, payload.local_addr);
+SPSQ_CONF_HAS_FIELD(HasKind, kind);
+SPSQ_CONF_HAS_FIELD(HasOp, op);
+SPSQ_CONF_HAS_FIELD(HasSession, session_instance_id_bits);
+SPSQ_CONF_HAS_FIELD(HasTransaction, transaction_id);
+SPSQ_CONF_HAS_FIELD(HasMessage, message);
+#undef SPSQ_CONF_HAS_FIELD
+template <class T, class = void>
+struct HasLayoutFields : std::false_type {};
+template <class T>
+struct HasLayoutFields<
+    T, std::void_t<decltype(std::declval<const T&>().depth),
+                   decltype(std::declval<const T&>().input_desc_offset),
+                   decltype(std::declval<const T&>().output_desc_offset),
+                   decltype(std::declval<const T&>().input_arena_offset),
+                   decltype(std::declval<const T&>().input_arena_bytes),
+                   decltype(std::declval<const T&>().output_arena_offset),
+                   decltype(std::declval<const T&>().output_arena_bytes),
+                   decltype(std::declval<const T&>().payload_bytes),
+                   decltype(std::declval<const T&>().counter_bytes)>> : std::true_type {};
+
+template <class Addr>
+inline constexpr bool kIsAddress =
+    std::is_pointer_v<Addr> || (std::is_integral_v<Addr> && sizeof(Addr) == sizeof(void*));
+}  // namespace detail
+
 template <class Endpoint>
 struct DefaultEndpointAccess {
   using Types = EndpointTypes<Endpoint>;
@@ -64,6 +103,7 @@ struct DefaultEndpointAccess {
   using Opcode = typename Types::Opcode;
   using Binding = spsc_queue::SpscQueueEndpointBinding;
   using Clock = spsc_queue::MonotonicClock;
+  using Error = std::decay_t<decltype(std::declval<const Endpoint&>().error())>;
 
   static constexpr size_t kScalarCount = spsc_queue::kSpscQueueEndpointBindingScalarCount;
 
@@ -76,34 +116,135 @@ struct DefaultEndpointAccess {
     return c;
   }
 
-  static uint64_t seq(const Handle& h) { return h.seq; }
-  static uint64_t opcode(const Handle& h) { return static_cast<uint64_t>(h.opcode); }
-  static uint64_t nbytes(const Handle& h) { return h.payload_nbytes; }
-  static const uint8_t* payload(const Handle& h) { return bytes_at(h.payload.local_addr); }
-  static uint64_t nbytes(const Reservation& r) { return r.payload_nbytes; }
+  static uint64_t seq(const Handle& h) {
+    static_assert(detail::HasSeq<Handle>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueInputHandle { seq; ... }`: "
+                  "the handle has no `seq`; define EndpointAccess::seq in an adapter");
+    if constexpr (detail::HasSeq<Handle>::value) return static_cast<uint64_t>(h.seq);
+    return 0;
+  }
+  static uint64_t opcode(const Handle& h) {
+    static_assert(detail::HasOpcode<Handle>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueInputHandle { ...; "
+                  "SpscQueueOpcode opcode; ... }`: the handle has no `opcode`; define "
+                  "EndpointAccess::opcode in an adapter");
+    if constexpr (detail::HasOpcode<Handle>::value) return static_cast<uint64_t>(h.opcode);
+    return 0;
+  }
+  static uint64_t nbytes(const Handle& h) {
+    static_assert(detail::HasPayloadNbytes<Handle>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueInputHandle { ...; "
+                  "payload_nbytes; ... }`: the handle has no `payload_nbytes`");
+    if constexpr (detail::HasPayloadNbytes<Handle>::value) return h.payload_nbytes;
+    return 0;
+  }
+  static const uint8_t* payload(const Handle& h) {
+    static_assert(detail::HasPayloadLocalAddr<Handle>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueInputHandle { ...; "
+                  "SpscQueuePayloadView payload; ... }` with `local_addr`: the handle has no "
+                  "`payload.local_addr`; define EndpointAccess::payload(Handle) in an adapter");
+    if constexpr (detail::HasPayloadLocalAddr<Handle>::value) {
+      using Addr = std::decay_t<decltype(h.payload.local_addr)>;
+      static_assert(detail::kIsAddress<Addr>,
+                    "wire-contract.md, Source compatibility: `SpscQueuePayloadView { uint64_t "
+                    "local_addr; ... }`: `local_addr` must be an integer address or a pointer");
+      return bytes_at(h.payload.local_addr);
+    }
+    return nullptr;
+  }
+  static uint64_t nbytes(const Reservation& r) {
+    static_assert(detail::HasPayloadNbytes<Reservation>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueOutputReservation { ...; "
+                  "payload_nbytes; ... }`: the reservation has no `payload_nbytes`");
+    if constexpr (detail::HasPayloadNbytes<Reservation>::value) return r.payload_nbytes;
+    return 0;
+  }
   static uint8_t* payload(const Reservation& r) {
-    return const_cast<uint8_t*>(bytes_at(r.payload.local_addr));
+    static_assert(detail::HasPayloadLocalAddr<Reservation>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueOutputReservation { ...; "
+                  "SpscQueuePayloadView payload; ... }` with `local_addr`: the reservation has "
+                  "no `payload.local_addr`; define EndpointAccess::payload(Reservation)");
+    if constexpr (detail::HasPayloadLocalAddr<Reservation>::value) {
+      return const_cast<uint8_t*>(bytes_at(r.payload.local_addr));
+    }
+    return nullptr;
   }
   static Opcode opcode_value(uint64_t v) { return static_cast<Opcode>(v); }
 
-  static uint32_t kind(const Endpoint& e) { return static_cast<uint32_t>(e.error().kind); }
-  static uint32_t op(const Endpoint& e) { return static_cast<uint32_t>(e.error().op); }
-  static uint64_t session(const Endpoint& e) { return e.error().session_instance_id_bits; }
-  static uint64_t transaction(const Endpoint& e) { return e.error().transaction_id; }
-  static const char* message(const Endpoint& e) { return e.error().message; }
-  static size_t message_capacity(const Endpoint& e) { return sizeof(e.error().message); }
+  // Forgeries for the ownership tests: the same handle with another seq, the
+  // same reservation with another size.
+  static void forge_seq(Handle& h, uint64_t seq) {
+    static_assert(detail::HasSeq<Handle>::value,
+                  "the handle has no `seq`: define EndpointAccess::forge_seq in an adapter");
+    if constexpr (detail::HasSeq<Handle>::value) h.seq = seq;
+  }
+  static void forge_nbytes(Reservation& r, uint64_t nbytes) {
+    static_assert(detail::HasPayloadNbytes<Reservation>::value,
+                  "the reservation has no `payload_nbytes`: define EndpointAccess::forge_nbytes "
+                  "in an adapter");
+    if constexpr (detail::HasPayloadNbytes<Reservation>::value) r.payload_nbytes = nbytes;
+  }
+
+  static uint32_t kind(const Endpoint& e) {
+    static_assert(detail::HasKind<Error>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueError { "
+                  "SpscQueueErrorKind kind; ... }`: error() has no `kind`");
+    if constexpr (detail::HasKind<Error>::value) return static_cast<uint32_t>(e.error().kind);
+    return 0;
+  }
+  static uint32_t op(const Endpoint& e) {
+    static_assert(detail::HasOp<Error>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueError { ...; SpscQueueOp "
+                  "op; ... }`: error() has no `op`");
+    if constexpr (detail::HasOp<Error>::value) return static_cast<uint32_t>(e.error().op);
+    return 0;
+  }
+  static uint64_t session(const Endpoint& e) {
+    static_assert(detail::HasSession<Error>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueError { ...; "
+                  "session_instance_id_bits; ... }`: error() has no `session_instance_id_bits`");
+    if constexpr (detail::HasSession<Error>::value) return e.error().session_instance_id_bits;
+    return 0;
+  }
+  static uint64_t transaction(const Endpoint& e) {
+    static_assert(detail::HasTransaction<Error>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueError { ...; "
+                  "transaction_id; ... }`: error() has no `transaction_id`");
+    if constexpr (detail::HasTransaction<Error>::value) return e.error().transaction_id;
+    return 0;
+  }
+  static const char* message(const Endpoint& e) {
+    static_assert(detail::HasMessage<Error>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueError { ...; char "
+                  "message[256]; }`: error() has no `message`");
+    if constexpr (detail::HasMessage<Error>::value) return e.error().message;
+    return "";
+  }
+  static size_t message_capacity(const Endpoint& e) {
+    if constexpr (detail::HasMessage<Error>::value) return sizeof(e.error().message);
+    return 0;
+  }
 
   static LayoutFields layout(const Endpoint& e) {
-    const auto& l = e.layout();
-    return LayoutFields{l.depth,
-                        l.input_desc_offset,
-                        l.output_desc_offset,
-                        l.input_arena_offset,
-                        l.input_arena_bytes,
-                        l.output_arena_offset,
-                        l.output_arena_bytes,
-                        l.payload_bytes,
-                        l.counter_bytes};
+    using L = std::decay_t<decltype(e.layout())>;
+    static_assert(detail::HasLayoutFields<L>::value,
+                  "wire-contract.md, Source compatibility: `SpscQueueLayout { depth, "
+                  "input_arena_bytes, output_arena_bytes, input_desc_offset, output_desc_offset, "
+                  "input_arena_offset, output_arena_offset, payload_bytes, ..., counter_bytes }`: "
+                  "layout() lacks one of these; define EndpointAccess::layout in an adapter");
+    if constexpr (detail::HasLayoutFields<L>::value) {
+      const auto& l = e.layout();
+      return LayoutFields{l.depth,
+                          l.input_desc_offset,
+                          l.output_desc_offset,
+                          l.input_arena_offset,
+                          l.input_arena_bytes,
+                          l.output_arena_offset,
+                          l.output_arena_bytes,
+                          l.payload_bytes,
+                          l.counter_bytes};
+    }
+    return LayoutFields{};
   }
 };
 

@@ -32,6 +32,9 @@
 #include "conformance/harness/wire_model.h"
 #include "gtest/gtest.h"
 #include "spsq_cert/config.h"
+// Generated once the certification's contract check compiled: every suite
+// source waits for the preflight.
+#include "spsq_cert/contract_ok.h"
 
 namespace spsq_conf {
 

@@ -31,7 +31,8 @@ class Liveness : public L2Test {
 };
 
 TEST_F(Liveness, OutputAcceptsEveryFittingMessageOnceL3ReleasedEverything) {
-  SPSQ_CLAUSES("LIVE.1", "S2.FIT.1", "W.ARENA.1", "W.ARENA.2", "AMB.ROOM");
+  SPSQ_CLAUSES("LIVE.1", "W.LIVE.1", "W.LIVE.3", "S2.FIT.1", "W.ARENA.1", "W.ARENA.2",
+               "AMB.ROOM");
   uint64_t checked = 0;
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
     const std::vector<uint64_t> sizes = SizesFor(arena);
@@ -62,7 +63,7 @@ TEST_F(Liveness, OutputAcceptsEveryFittingMessageOnceL3ReleasedEverything) {
 }
 
 TEST_F(Liveness, InputAcceptsEveryPlacementTheArenaRuleProduces) {
-  SPSQ_CLAUSES("LIVE.2", "W.ARENA.1", "W.ARENA.4", "S2.WRAP.1");
+  SPSQ_CLAUSES("LIVE.2", "W.LIVE.2", "W.ARENA.1", "W.ARENA.4", "S2.WRAP.1");
   uint64_t checked = 0;
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
     const std::vector<uint64_t> sizes = SizesFor(arena);
@@ -124,6 +125,84 @@ TEST_F(Liveness, BackToBackTrafficKeepsFlowingInBothDirections) {
     ASSERT_EQ(out[0].payload, Bytes(n_out, static_cast<uint8_t>(i)));
   }
   ExpectHealthy("5000 round trips");
+}
+
+// The contract's liveness case, named: cursor 64 bytes short of the end of an
+// idle arena, a message that fits the arena only after the skip.
+TEST_F(Liveness, IdleArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
+  SPSQ_CLAUSES("W.LIVE.1", "W.LIVE.3", "LIVE.1", "AMB.ROOM");
+  const uint64_t arena = layout().output_arena_bytes;
+  for (uint64_t n : {arena - 32, arena}) {
+    Rebuild(q().params());
+    ASSERT_TRUE(send(wire::kData, Bytes(arena - 64, 1)));
+    ASSERT_EQ(peer().drain_outputs().size(), 1u);  // released: the arena is idle
+    Reservation r{};
+    ASSERT_TRUE(try_reserve(n, r))
+        << "W.LIVE.1: an idle arena refused a " << n << "-byte message of a " << arena
+        << "-byte arena (the literal room bound's livelock)";
+    EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena)
+        << "placed by the same rule: at the arena start after the skip";
+    const auto bytes = Bytes(n, 2);
+    q().l2_store(Api::payload(r), bytes.data(), bytes.size());
+    ASSERT_TRUE(publish(r, wire::kData));
+    ScriptedL3::Message m;
+    ASSERT_TRUE(peer().poll_output(&m));  // the model replays the placement
+    EXPECT_EQ(m.offset, layout().output_arena);
+    EXPECT_EQ(m.payload, bytes);
+  }
+}
+
+TEST_F(Liveness, IdleInputArenaPlacementBeyondTheLiteralBoundIsAccepted) {
+  SPSQ_CLAUSES("W.LIVE.2", "LIVE.2");
+  const uint64_t arena = layout().input_arena_bytes;
+  ASSERT_EQ(peer().enqueue_data(Bytes(arena - 64, 1)), ScriptedL3::Enqueue::kOk);
+  Handle h{};
+  ASSERT_TRUE(try_peek(h));
+  ASSERT_TRUE(release(h));
+  ASSERT_EQ(peer().next_input_offset(arena - 32), layout().input_arena)
+      << "harness: the idle-arena placement skips to the start";
+  ASSERT_EQ(peer().enqueue_data(Bytes(arena - 32, 2)), ScriptedL3::Enqueue::kOk);
+  ASSERT_TRUE(try_peek(h)) << "W.LIVE.2: the consumer refused an idle-arena placement: "
+                           << Api::message(ep());
+  EXPECT_EQ(HandleBytes(h), Bytes(arena - 32, 2));
+  ASSERT_TRUE(release(h));
+  ASSERT_EQ(peer().enqueue_data(Bytes(8, 3)), ScriptedL3::Enqueue::kOk);
+  ASSERT_TRUE(try_peek(h)) << "and the placements that follow";
+  EXPECT_EQ(HandleBytes(h), Bytes(8, 3));
+  ExpectHealthy("after an idle-arena placement");
+}
+
+// A producer may run on a cached head; when it re-reads is its choice.
+TEST_F(Liveness, HeadCounterReadsAreTheProducersChoice) {
+  SPSQ_CLAUSES("W.LIVE.4", "LIVE.1");
+  const size_t mark = log().mark();
+  const uint64_t messages = 3 * layout().depth;
+  for (uint64_t i = 0; i < messages; ++i) {
+    ASSERT_TRUE(send(wire::kData, Bytes(16, static_cast<uint8_t>(i)))) << "message " << i;
+    ASSERT_EQ(peer().drain_outputs().size(), 1u);
+  }
+  const size_t reads = log().count([](const spsq_conf::Access& a) {
+    return (a.kind == AccessKind::kTest || a.kind == AccessKind::kWait) &&
+           a.offset == wire::kOutputHead;
+  }, mark);
+  record_observation("head_reads_per_message",
+                     std::to_string(static_cast<double>(reads) / static_cast<double>(messages)));
+  ExpectHealthy("after cycling the ring three times");
+}
+
+// An impossible head poisons at the read that sees it, which a producer on
+// a cached head makes only once it needs room.
+TEST_F(Liveness, ImpossibleHeadPoisonsAtTheReadThatSeesIt) {
+  SPSQ_CLAUSES("W.LIVE.5", "W.CTR.2", "S4.POISON.5");
+  const uint64_t depth = layout().depth;
+  peer().set_output_head(static_cast<int32_t>(depth + 1));  // delta depth + 1: impossible
+  uint64_t published = 0;
+  for (uint64_t i = 0; i <= depth && ep().live(); ++i) {
+    if (send(wire::kData, Bytes(8, static_cast<uint8_t>(i)))) ++published;
+  }
+  EXPECT_LE(published, depth) << "published past the ring without reading the head";
+  ExpectPoisoned(wire::kInvalidDescriptor, "impossible head counter");
+  record_observation("published_before_reading_impossible_head", std::to_string(published));
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ TEST_F(Ownership, PublishingAnUnknownReservationPoisons) {
   Reservation r{};
   ASSERT_TRUE(try_reserve(8, r));
   Reservation forged = r;
-  forged.payload_nbytes = 16;
+  Api::forge_nbytes(forged, 16);
   EXPECT_FALSE(publish(forged, wire::kData));
   ExpectPoisoned(0, "forged reservation (size)");
   EXPECT_EQ(peer().counter(wire::kOutputTail), 0);
@@ -456,7 +456,7 @@ TEST_F(Ownership, StaleHandleOwnershipPoisons) {
   ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
   ASSERT_TRUE(try_peek(h));
   Handle forged = h;
-  forged.seq = Api::seq(h) + 1;
+  Api::forge_seq(forged, Api::seq(h) + 1);
   EXPECT_FALSE(release(forged));
   ExpectPoisoned(0, "forged handle");
   EXPECT_EQ(peer().counter(wire::kInputHead), 0);

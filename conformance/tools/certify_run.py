@@ -51,6 +51,10 @@ def parse_args(argv):
     p.add_argument("--sources", nargs="*", default=[], help="test sources (crash mapping)")
     p.add_argument("--impl-files", nargs="*", action="extend", default=[])
     p.add_argument("--expect-fail", default="")
+    p.add_argument("--expected-verdicts",
+                   help="JSON {fail: [IDs], readings: {ID: letter}, untested: {ID: why}}: the "
+                        "verdicts a legal variant must get (those FAILs and no other, those "
+                        "readings; UNTESTED only where listed)")
     p.add_argument("--role", default="L2", choices=("L2", "L3", "runtime"))
     p.add_argument("--require-pass", action="store_true")
     p.add_argument("--require-pass-roles", default="",
@@ -78,6 +82,43 @@ def default_out(name):
     if os.environ.get("BUILD_WORKSPACE_DIRECTORY"):
         return os.path.join(os.environ["BUILD_WORKSPACE_DIRECTORY"], "bazel-certification", name)
     return os.path.abspath("certification-" + name)
+
+
+def test_workspace():
+    """The source tree of the workspace a `bazel test` runs in, or None.
+
+    Under bazel test no variable names it, but the execution root (the part
+    of the runfiles path before bazel-out/) holds one symlink per top-level
+    entry of the main workspace, each into the source tree.
+    """
+    srcdir = os.environ.get("TEST_SRCDIR", "")
+    if "/bazel-out/" not in srcdir:
+        return None
+    execroot = srcdir.split("/bazel-out/")[0]
+    for entry in sorted(os.listdir(execroot)):
+        path = os.path.join(execroot, entry)
+        if entry in ("bazel-out", "external", "_tmp") or not os.path.islink(path):
+            continue
+        return os.path.dirname(os.path.realpath(path))
+    return None
+
+
+def publish_copy(out, name):
+    """Under bazel test, also lands the report and package in
+    <workspace>/bazel-certification/<name>/, where bazel run puts them.
+    Returns that path, or None when it could not be written (a sandboxed run)."""
+    root = test_workspace()
+    if not root:
+        return None
+    dest = os.path.join(root, "bazel-certification", name)
+    try:
+        if os.path.isdir(dest):
+            shutil.rmtree(dest)
+        shutil.copytree(out, dest)
+    except OSError as e:
+        print("note: could not copy the report to %s: %s" % (dest, e))
+        return None
+    return dest
 
 
 def suite_revision(marker):
@@ -156,6 +197,42 @@ def run_binary(mi, section, path, workdir, crash_map):
         case.properties["clauses"] = ",".join(crash_map.get(full, []))
         cases.append(case)
     return cases, rc
+
+
+def check_expected(path, verdicts, by_id, allow_untested):
+    """0 when the verdicts are the expected ones (a legal variant), else 1 with
+    each difference printed. A FAIL not listed is a suite defect (the variant
+    is correct by construction), so it is named as such."""
+    with open(path) as f:
+        want = json.load(f)
+    unknown = [c for c in list(want.get("fail", [])) + list(want.get("readings", {}))
+               if c not in by_id]
+    problems = ["%s: not a clause of this certification" % c for c in unknown]
+    want_fail = set(want.get("fail", [])) - set(unknown)
+    got_fail = {v.clause["id"] for v in verdicts if v.verdict == V.FAIL}
+    for c in sorted(got_fail - want_fail):
+        problems.append("%s=FAIL, which the variant's expected verdicts do not allow: a suite "
+                        "defect (the variant is correct)" % c)
+    for c in sorted(want_fail - got_fail):
+        problems.append("%s=%s, expected FAIL" % (c, by_id[c].verdict))
+    for c, letter in sorted(want.get("readings", {}).items()):
+        if c in unknown:
+            continue
+        v = by_id[c]
+        seen = sorted(v.readings) if v.verdict == V.INTERPRETATION else []
+        if seen != [letter]:
+            problems.append("%s=%s with readings %s, expected INTERPRETATION reading %s" % (
+                c, v.verdict, ",".join(seen) or "none", letter))
+    allowed = set(c for c in allow_untested.split(",") if c) | set(want.get("untested", {}))
+    for v in verdicts:
+        if (v.verdict == V.UNTESTED and v.clause["level"] in V.NORMATIVE and
+                v.clause["id"] not in allowed):
+            problems.append("%s=UNTESTED (%s)" % (v.clause["id"], v.detail))
+    if problems:
+        print("verdicts differ from %s:\n  %s" % (os.path.basename(path), "\n  ".join(problems)))
+        return 1
+    print("verdicts are the expected ones (%s)" % os.path.basename(path))
+    return 0
 
 
 def write(path, text):
@@ -241,9 +318,10 @@ def main(argv):
     shown = out
     if (os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") and os.environ.get("TEST_TARGET") and
             not os.environ.get("BUILD_WORKSPACE_DIRECTORY")):
-        # Under bazel test the sandbox path is gone afterwards; name the kept copy.
-        shown = "bazel-testlogs/%s/test.outputs/ (outputs.zip)/%s" % (
-            os.environ["TEST_TARGET"].lstrip("/").replace(":", "/"), args.name)
+        # Under bazel test the sandbox path is gone afterwards; name the kept copies.
+        print("\nalso in bazel-testlogs/%s/test.outputs/ (outputs.zip)/%s" % (
+            os.environ["TEST_TARGET"].lstrip("/").replace(":", "/"), args.name))
+        shown = publish_copy(out, args.name) or out
     print("\nreport: %s\npackage: %s" % (os.path.join(shown, "report.md"),
                                           os.path.join(shown, args.name + "-package.tar.gz")))
     print("summary: " + ", ".join("%s %d" % (k, summary[k]) for k in V.ORDER))
@@ -259,6 +337,8 @@ def main(argv):
             status = 1
         else:
             print("all %d expected clauses FAIL, as they must for this mutant" % len(wanted))
+    elif args.expected_verdicts:
+        status = check_expected(args.expected_verdicts, verdicts, by_id, args.allow_untested)
     elif args.require_pass:
         allowed = set(c for c in args.allow_untested.split(",") if c)
         roles = set(r for r in args.require_pass_roles.split(",") if r)
