@@ -151,7 +151,9 @@ def spsq_l2_certification(
         inside the report test only (no separate cc_test).
       interop_deps: the reference runtime (e.g. //core/runtime:orchestrator);
         when given, the "interop" section runs the endpoint as an L2 task on
-        that runtime against its L3 queue.
+        that runtime against its L3 queue: the endpoint in a child binary of
+        its own (<cfg>_interop_child), exec'd by the runtime's chip worker,
+        the reference in the parent (<cfg>_interop).
       individual_tests: also expose each binary as its own cc_test.
       expect_fail: clause IDs that must be FAIL (mutants).
       require_pass: fail unless every judged normative clause is PASS.
@@ -225,8 +227,7 @@ def spsq_l2_certification(
             testonly = testonly,
         )
         once = once_sections if n == max_inflight[0] else []
-        interop = ["interop"] if interop_deps else []
-        for section in sections + once + interop:
+        for section in sections + once:
             target = "%s_%s" % (cfg, section)
             kwargs = dict(
                 name = target,
@@ -240,7 +241,7 @@ def spsq_l2_certification(
                     "//conformance/l2:l2_headers",
                     "//conformance/harness",
                     "@gtest//:gtest_main",
-                ] + (interop_deps if section == "interop" else []),
+                ],
                 tags = tags,
             )
             if individual_tests and section not in once_sections:
@@ -248,6 +249,9 @@ def spsq_l2_certification(
             else:
                 native.cc_binary(testonly = True, **kwargs)
             binaries.append((n, section, target))
+        if interop_deps:
+            _interop(name, cfg, n, interop_deps, suite_copts, features, individual_tests, tags)
+            binaries.append((n, "interop", cfg + "_interop"))
 
     _report_test(
         name = name,
@@ -264,6 +268,58 @@ def spsq_l2_certification(
         size = size,
         testonly = testonly,
     )
+
+def _interop(name, cfg, n, interop_deps, suite_copts, features, individual_tests, tags):
+    """The interop section of one MaxInflight: the endpoint under test and the
+    reference runtime never share a translation unit or a binary.
+
+    <cfg>_interop_child: l2/interop_child_main.cc over the certification's
+    config library (the endpoint, its adapter) and the header-only
+    endpoint_access.h, nothing else; exec'd by the reference chip worker in
+    process mode.
+    <cfg>_interop: l2/interop_test.cc, the reference L3 side, over
+    `interop_deps` (the reference runtime), gtest and the clause recorder. It
+    finds the child from --child (bazel test) or, run with no arguments by
+    the report test, from the runfiles path compiled in.
+    """
+    child = cfg + "_interop_child"
+    native.cc_binary(
+        name = child,
+        testonly = True,
+        srcs = ["//conformance/l2:interop_child_main.cc"],
+        copts = suite_copts,
+        features = features,
+        deps = [
+            ":" + cfg + "_config",
+            # config.h includes it; the config library does not provide it.
+            # Header-only, no harness.
+            "//conformance/l2:endpoint_access",
+        ],
+        tags = tags,
+    )
+    kwargs = dict(
+        name = cfg + "_interop",
+        srcs = ["//conformance/l2:interop_test.cc"],
+        copts = [
+            "-DSPSQ_INTEROP_CHILD=\\\"$(rootpath :%s)\\\"" % child,
+            "-DSPSQ_INTEROP_MAX_INFLIGHT=%d" % n,
+        ],
+        features = features,
+        args = [
+            "--child=$(rootpath :%s)" % child,
+            "--max-inflight=%d" % n,
+        ],
+        data = [":" + child],
+        deps = interop_deps + [
+            "//conformance/harness:clauses",
+            "@gtest//:gtest_main",
+        ],
+        tags = tags,
+    )
+    if individual_tests:
+        native.cc_test(size = _SIZES["interop"], **kwargs)
+    else:
+        native.cc_binary(testonly = True, **kwargs)
 
 def _report_test(
         name,

@@ -1,64 +1,126 @@
-// Interop: the L2 endpoint under test runs as a persistent L2 task on the
-// reference runtime (chip worker thread, and a forked child that shares only
-// region memory) and talks to the reference L3 queue. L2 echoes every input
-// reversed; L3 checks every byte and stops the task. Real threads and clock;
-// timeouts only bound failures.
+// Interop, the L3 side: the L2 endpoint under test runs as a persistent L2
+// task on the reference runtime and talks to the reference L3 queue. The
+// endpoint never shares a translation unit or a binary with the reference:
+// it lives in its own child binary (interop_child_main.cc, built per
+// certification from "spsq_cert/config.h"), which the reference chip worker
+// forks and execs in process mode (the exec ABI of runtime/l2_task.h). The
+// child maps the queue's RegionInstance through its inherited memfd, at
+// addresses of its own, and sees nothing else of this process. L2 echoes
+// every input reversed; L3 checks every byte and stops the task. Real
+// processes and clocks; timeouts only bound failures.
+//
+// This binary links only the reference runtime, gtest and the clause
+// recorder; it includes nothing of the implementation under test. It learns
+// the child and the certified MaxInflight from
+//   --child=PATH --max-inflight=N        (bazel test: the macro's `args`)
+// and otherwise from the defaults spsq_l2_certification compiles in
+// (SPSQ_INTEROP_CHILD, the child's runfiles path, and
+// SPSQ_INTEROP_MAX_INFLIGHT), so the report test can run it with no
+// arguments. A relative child path is looked up from the working directory
+// (a runfiles root under bazel test and under the report test), then under
+// $RUNFILES_DIR and $TEST_SRCDIR, then next to this binary (both are outputs
+// of the same package).
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
-#include "conformance/l2/l2_fixture.h"
+#include "conformance/harness/clauses.h"
+#include "gtest/gtest.h"
 #include "runtime/orchestrator.h"
+
+#ifndef SPSQ_INTEROP_CHILD
+#define SPSQ_INTEROP_CHILD ""
+#endif
+#ifndef SPSQ_INTEROP_MAX_INFLIGHT
+#define SPSQ_INTEROP_MAX_INFLIGHT 0
+#endif
 
 namespace spsq_conf {
 namespace {
 
-constexpr uint64_t kWaitNs = 20000000000ull;  // 20 s: a failure bound only
 constexpr std::chrono::nanoseconds kBound = std::chrono::seconds(20);
+// Counter offsets of the two abort flags (wire contract).
+constexpr uint64_t kInitiatorFlag = 256;  // L3
+constexpr uint64_t kPeerFlag = 320;       // L2
 
-uint64_t SteadyNs() { return RegionInstanceView::steady_now_ns(); }
+std::string Arg(const char* prefix) {
+  for (const std::string& a : ::testing::internal::GetArgvs()) {
+    if (a.rfind(prefix, 0) == 0) return a.substr(std::strlen(prefix));
+  }
+  return "";
+}
 
-template <uint64_t N>
-void EchoTask(const spsq_runtime::TaskArgs& orch_args, const spsq_runtime::ChipCallConfig&) {
-  using Ep = SPSQ_CERT_ENDPOINT<RegionInstanceView, N>;
-  using A = EndpointAccess<Ep>;
-  uint64_t scalars[A::kScalarCount];
-  for (size_t i = 0; i < A::kScalarCount; ++i) {
-    scalars[i] = orch_args.scalar(static_cast<int32_t>(i));
+bool Executable(const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; }
+
+std::string SelfDir() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  std::string self(buf, static_cast<size_t>(n));
+  const size_t slash = self.rfind('/');
+  return slash == std::string::npos ? "" : self.substr(0, slash);
+}
+
+// The child binary, or "" with *why saying where it was looked for.
+std::string FindChild(std::string* why) {
+  std::string path = Arg("--child=");
+  const char* source = "--child";
+  if (path.empty()) {
+    path = SPSQ_INTEROP_CHILD;
+    source = "the compiled-in default SPSQ_INTEROP_CHILD";
   }
-  typename A::Binding binding{};
-  if (!A::decode(scalars, A::kScalarCount, &binding)) return;
-  RegionInstanceView view(RegionPartLocalSpan{binding.payload_base, binding.payload_bytes},
-                          RegionPartLocalSpan{binding.counter_base, binding.counter_bytes});
-  Ep queue(binding, std::move(view), A::clock(&SteadyNs));
-  if (!queue.live()) return;
-  // Hold up to N inputs, then answer them newest first (out-of-order release).
-  std::vector<typename A::Handle> held;
-  for (;;) {
-    typename A::Handle h{};
-    if (!queue.input().peek(kWaitNs, h)) return;
-    const bool stop = A::opcode(h) == wire::kStop;
-    if (!stop) held.push_back(h);
-    if (stop || held.size() == N) {
-      for (size_t i = held.size(); i-- > 0;) {
-        const uint64_t n = A::nbytes(held[i]);
-        typename A::Reservation r{};
-        if (!queue.output().reserve(n, kWaitNs, r)) return;
-        const uint8_t* in = A::payload(held[i]);
-        uint8_t* out = A::payload(r);
-        for (uint64_t k = 0; k < n; ++k) out[k] = in[n - 1 - k];
-        if (!queue.output().publish(r, A::opcode_value(wire::kData))) return;
+  if (path.empty()) {
+    *why = "no child binary: pass --child=PATH (spsq_l2_certification does)";
+    return "";
+  }
+  std::vector<std::string> candidates{path};
+  if (path[0] != '/') {
+    // A runfiles path of the main repository is "<workspace>/<rootpath>";
+    // one of an external repository "<repo>/..." (rootpath "../<repo>/...").
+    const bool external = path.rfind("../", 0) == 0;
+    const std::string in_tree = external ? path.substr(3) : path;
+    const char* ws = std::getenv("TEST_WORKSPACE");
+    for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
+      const char* root = std::getenv(var);
+      if (root == nullptr || root[0] == '\0') continue;
+      if (external) {
+        candidates.push_back(std::string(root) + "/" + in_tree);
+      } else if (ws != nullptr && ws[0] != '\0') {
+        candidates.push_back(std::string(root) + "/" + ws + "/" + in_tree);
       }
-      for (size_t i = held.size(); i-- > 0;) {
-        if (!queue.input().release(held[i])) return;
-      }
-      held.clear();
     }
-    if (stop) {
-      queue.input().release(h);
-      return;  // the spec: return only after drained()
+    const std::string dir = SelfDir();
+    const size_t slash = path.rfind('/');
+    if (!dir.empty()) {
+      candidates.push_back(dir + "/" + (slash == std::string::npos ? path : path.substr(slash + 1)));
     }
   }
+  for (const std::string& c : candidates) {
+    if (Executable(c)) return c;
+  }
+  *why = "child binary '" + path + "' (from " + source + ") not found or not executable; tried";
+  for (const std::string& c : candidates) *why += " '" + c + "'";
+  return "";
+}
+
+uint64_t MaxInflight(std::string* why) {
+  const std::string arg = Arg("--max-inflight=");
+  if (arg.empty()) {
+    if (SPSQ_INTEROP_MAX_INFLIGHT == 0) *why = "no MaxInflight: pass --max-inflight=N";
+    return SPSQ_INTEROP_MAX_INFLIGHT;
+  }
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(arg.c_str(), &end, 10);
+  if (end == arg.c_str() || *end != '\0' || n == 0) {
+    *why = "bad --max-inflight=" + arg;
+    return 0;
+  }
+  return n;
 }
 
 std::vector<uint8_t> Payload(uint64_t i) {
@@ -67,26 +129,9 @@ std::vector<uint8_t> Payload(uint64_t i) {
   return v;
 }
 
-class Interop : public ::testing::TestWithParam<spsq_runtime::ChipWorkerMode> {};
-
-TEST_P(Interop, DuplexWithTheReferenceL3OverTheRuntime) {
-  SPSQ_CLAUSES("S0.PURPOSE.1", "S0.USE.1", "S1.L2DECODE.1", "S1.L2DECODE.5", "S4.L2IN.5",
-               "S4.STOP.10");
-  spsq_runtime::OrchestratorOptions o;
-  o.mode = GetParam();
-  spsc_queue::SpscQueueError e;
-  auto orch = spsq_runtime::Orchestrator::create(o, &e);
-  ASSERT_NE(orch, nullptr) << e.message;
-  const uint64_t depth = kN < 4 ? 4 : kN * 2;
-  // N messages of up to 3000 bytes may be outstanding, plus a skipped arena tail.
-  const uint64_t arena = 4096 * (kN + 2);
-  auto q = orch->create_worker_chip_queue(0, depth, arena, arena, &e);
-  ASSERT_NE(q, nullptr) << e.message;
-  spsq_runtime::TaskArgs args;
-  for (uint64_t v : q->chip_task_arg_scalars()) args.add_scalar(v);
-  const spsq_runtime::L2OrchHandle task{"echo", &EchoTask<kN>};
-  ASSERT_TRUE(orch->submit_next_level(task, args, spsq_runtime::ChipCallConfig{}, 0, &e))
-      << e.message;
+// L3's half of the duplex exchange: N inputs, then N reversed answers newest
+// first, 40 times; then STOP.
+void Exchange(spsc_queue::WorkerChipQueue* q, uint64_t kN, uint64_t arena) {
   const uint64_t kMessages = 40 * kN;
   uint64_t received = 0;
   std::vector<uint8_t> buf(arena);
@@ -107,22 +152,48 @@ TEST_P(Interop, DuplexWithTheReferenceL3OverTheRuntime) {
     }
   }
   ASSERT_EQ(q->input().request_stop(kBound), spsc_queue::WorkerChipQueueStatus::OK);
+}
+
+TEST(Interop, DuplexWithTheReferenceL3OverTheRuntime) {
+  SPSQ_CLAUSES("S0.PURPOSE.1", "S0.USE.1", "S1.L2DECODE.1", "S1.L2DECODE.5", "S4.L2IN.5",
+               "S4.STOP.10");
+  std::string why;
+  const std::string child = FindChild(&why);
+  ASSERT_FALSE(child.empty()) << why;
+  const uint64_t kN = MaxInflight(&why);
+  ASSERT_NE(kN, 0u) << why;
+
+  spsq_runtime::OrchestratorOptions o;
+  o.mode = spsq_runtime::ChipWorkerMode::kProcess;
+  spsc_queue::SpscQueueError e;
+  auto orch = spsq_runtime::Orchestrator::create(o, &e);
+  ASSERT_NE(orch, nullptr) << e.message;
+  const uint64_t depth = kN < 4 ? 4 : kN * 2;
+  // N messages of up to 3000 bytes may be outstanding, plus a skipped arena tail.
+  const uint64_t arena = 4096 * (kN + 2);
+  auto q = orch->create_worker_chip_queue(0, depth, arena, arena, &e);
+  ASSERT_NE(q, nullptr) << e.message;
+  spsq_runtime::TaskArgs args;
+  for (uint64_t v : q->chip_task_arg_scalars()) args.add_scalar(v);
+  args.add_scalar(kN);  // after the binding: the child checks it was built for this N
+  spsq_runtime::L2OrchHandle task;
+  task.name = "interop_echo";
+  task.binary = child.c_str();
+  ASSERT_TRUE(orch->submit_next_level(task, args, spsq_runtime::ChipCallConfig{}, 0, &e))
+      << "could not start the L2 child " << child << ": " << e.message;
+  Exchange(q.get(), kN, arena);
+  // Reaps the child (after a failed exchange too: its exit status then says
+  // whether L2 gave up; its one-line reason is on stderr, in this log).
   const spsq_runtime::WorkerRunReport report = orch->worker(0).run();
   EXPECT_EQ(report.tasks_completed, 1u) << report.first_failure;
-  EXPECT_TRUE(report.ok()) << report.first_failure;
+  EXPECT_TRUE(report.ok()) << "L2 child " << child << ": " << report.first_failure;
+  if (HasFatalFailure()) return;
   EXPECT_TRUE(q->live()) << q->error().message;
   const RegionPartLocalSpan c = q->region().counter();
   const int32_t* flags = reinterpret_cast<const int32_t*>(c.base);
-  EXPECT_EQ(flags[wire::kPeerFlag / 4], 0);
-  EXPECT_EQ(flags[wire::kInitiatorFlag / 4], 0);
+  EXPECT_EQ(flags[kPeerFlag / 4], 0);
+  EXPECT_EQ(flags[kInitiatorFlag / 4], 0);
 }
-
-INSTANTIATE_TEST_SUITE_P(Modes, Interop,
-                         ::testing::Values(spsq_runtime::ChipWorkerMode::kThread,
-                                           spsq_runtime::ChipWorkerMode::kProcess),
-                         [](const ::testing::TestParamInfo<spsq_runtime::ChipWorkerMode>& i) {
-                           return std::string(spsq_runtime::chip_worker_mode_name(i.param));
-                         });
 
 }  // namespace
 }  // namespace spsq_conf

@@ -62,8 +62,13 @@ class SpscProducer {
   // Publishes the active reservation: payload flush, descriptor bytes 8..31,
   // seq, then the tail counter. `src`, when given, is copied into the span
   // (the L3 path); otherwise the span the user filled is flushed in place.
-  bool publish(const SpscQueueOutputReservation& r, SpscQueueOpcode opcode,
-               const void* src = nullptr) {
+  bool publish(const SpscQueueOutputReservation& r, SpscQueueOpcode opcode) {
+    return publish_from(r, opcode, nullptr);
+  }
+
+  // publish() for a producer that copies from `src` into the span (L3).
+  bool publish_from(const SpscQueueOutputReservation& r, SpscQueueOpcode opcode,
+                    const void* src) {
     if (!state_->live()) return false;
     if (!active_ || !r.valid || r.owner_cookie != state_->owner_token() ||
         r.seq != expected_seq(tail_) || r.payload_offset != active_placement_.payload_offset ||

@@ -86,7 +86,7 @@ class WorkerChipQueueInput {
                                   "timed out waiting for input ring or arena room");
       }
     }
-    if (!producer_.publish(r, opcode, buffer)) return core_->failed();
+    if (!producer_.publish_from(r, opcode, buffer)) return core_->failed();
     if (opcode == SpscQueueOpcode::STOP) stop_published_ = true;
     return core_->ok();
   }

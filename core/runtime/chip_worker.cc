@@ -1,14 +1,37 @@
 #include "runtime/chip_worker.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
+extern char** environ;
+
 namespace spsq_runtime {
+namespace {
+
+// Serializes the fork()s of every chip worker in the process, so a plain
+// process-mode fork never inherits the write end of another submit's exec
+// status pipe (which would hold that submit until the forked task exits).
+std::mutex g_fork_mu;
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+  return buf;
+}
+
+bool starts_with(const char* s, const char* prefix) {
+  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
+}
+
+}  // namespace
 
 const char* chip_worker_mode_name(ChipWorkerMode mode) {
   switch (mode) {
@@ -37,10 +60,26 @@ ChipWorker::~ChipWorker() {
 bool ChipWorker::submit(const L2OrchHandle& handle, const TaskArgs& args,
                         const ChipCallConfig& cfg,
                         std::vector<std::shared_ptr<RegionInstance>> pins, std::string* error) {
-  char buf[200];
-  if (handle.fn == nullptr) {
-    std::snprintf(buf, sizeof(buf), "L2 handle '%s' has no orchestration function",
-                  handle.name != nullptr ? handle.name : "");
+  char buf[400];
+  const char* name = handle.name != nullptr ? handle.name : "";
+  const bool is_binary = handle.binary != nullptr && handle.binary[0] != '\0';
+  if (handle.fn == nullptr && !is_binary) {
+    std::snprintf(buf, sizeof(buf), "L2 handle '%s' has no orchestration function", name);
+    *error = buf;
+    return false;
+  }
+  if (handle.fn != nullptr && is_binary) {
+    std::snprintf(buf, sizeof(buf),
+                  "L2 handle '%s' has both an orchestration function and a binary (%s)", name,
+                  handle.binary);
+    *error = buf;
+    return false;
+  }
+  if (is_binary && mode_ != ChipWorkerMode::kProcess) {
+    std::snprintf(buf, sizeof(buf),
+                  "L2 handle '%s' is an external binary (%s); it needs process mode, worker %u "
+                  "runs in %s mode",
+                  name, handle.binary, id_, chip_worker_mode_name(mode_));
     *error = buf;
     return false;
   }
@@ -54,11 +93,22 @@ bool ChipWorker::submit(const L2OrchHandle& handle, const TaskArgs& args,
     return true;
   }
 
-  // Unflushed stdio would otherwise be written twice, once by each process.
-  std::fflush(nullptr);
-  const pid_t pid = fork();
+  if (is_binary) {
+    if (!spawn_binary(task, &task.child, error)) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    queued_.push_back(std::move(task));
+    return true;
+  }
+
+  pid_t pid;
+  {
+    std::lock_guard<std::mutex> fork_lock(g_fork_mu);
+    // Unflushed stdio would otherwise be written twice, once by each process.
+    std::fflush(nullptr);
+    pid = fork();
+  }
   if (pid < 0) {
-    std::snprintf(buf, sizeof(buf), "fork() for L2 task '%s' failed: %s", handle.name,
+    std::snprintf(buf, sizeof(buf), "fork() for L2 task '%s' failed: %s", name,
                   std::strerror(errno));
     *error = buf;
     return false;
@@ -75,6 +125,105 @@ bool ChipWorker::submit(const L2OrchHandle& handle, const TaskArgs& args,
   std::lock_guard<std::mutex> lock(mu_);
   queued_.push_back(std::move(task));
   return true;
+}
+
+bool ChipWorker::spawn_binary(const Task& task, pid_t* child, std::string* error) {
+  char buf[400];
+  const char* name = task.handle.name != nullptr ? task.handle.name : "";
+  const std::string binary = task.handle.binary;
+
+  // Everything the child needs is built before fork(): between fork() and
+  // execve() it only calls async-signal-safe functions.
+  std::string scalars;
+  for (size_t i = 0; i < task.args.scalar_count(); ++i) {
+    if (i != 0) scalars += ',';
+    scalars += hex(task.args.scalar(static_cast<int32_t>(i)));
+  }
+  std::string regions;
+  std::vector<int> fds;
+  for (const auto& pin : task.pins) {
+    if (!pin) continue;
+    const RegionInstanceShare sh = pin->share();
+    if (sh.fd < 0) continue;
+    if (!regions.empty()) regions += ';';
+    regions += std::to_string(sh.fd) + ',' + hex(sh.payload_offset) + ',' +
+               hex(sh.payload_bytes) + ',' + hex(sh.counter_offset) + ',' +
+               hex(sh.counter_bytes) + ',' + hex(pin->payload().base) + ',' +
+               hex(pin->counter().base);
+    fds.push_back(sh.fd);
+  }
+  std::vector<std::string> env_strings;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (!starts_with(*e, kL2TaskEnvPrefix)) env_strings.emplace_back(*e);
+  }
+  env_strings.push_back(std::string(kL2TaskAbiEnv) + "=" + kL2TaskAbiVersion);
+  env_strings.push_back(std::string(kL2TaskNameEnv) + "=" + name);
+  env_strings.push_back(std::string(kL2TaskScalarsEnv) + "=" + scalars);
+  env_strings.push_back(std::string(kL2TaskBlockDimEnv) + "=" + std::to_string(task.cfg.block_dim));
+  env_strings.push_back(std::string(kL2TaskRegionsEnv) + "=" + regions);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(&e[0]);
+  envp.push_back(nullptr);
+  std::string argv0 = binary;
+  char* argv[] = {&argv0[0], nullptr};
+
+  pid_t pid;
+  int status_pipe[2];
+  {
+    std::lock_guard<std::mutex> fork_lock(g_fork_mu);
+    // The child reports a failed execve() through this pipe; a successful one
+    // closes it (close-on-exec), so the parent reads EOF.
+    if (pipe2(status_pipe, O_CLOEXEC) != 0) {
+      std::snprintf(buf, sizeof(buf), "pipe2() for L2 task '%s' failed: %s", name,
+                    std::strerror(errno));
+      *error = buf;
+      return false;
+    }
+    std::fflush(nullptr);
+    pid = fork();
+    if (pid == 0) {
+      close(status_pipe[0]);
+      int err = 0;
+      for (int fd : fds) {
+        if (fcntl(fd, F_SETFD, 0) != 0) err = errno;
+      }
+      if (err == 0) {
+        execve(argv[0], argv, envp.data());
+        err = errno;
+      }
+      ssize_t ignored = write(status_pipe[1], &err, sizeof(err));
+      (void)ignored;
+      _exit(127);
+    }
+    close(status_pipe[1]);
+  }
+  if (pid < 0) {
+    const int err = errno;
+    close(status_pipe[0]);
+    std::snprintf(buf, sizeof(buf), "fork() for L2 task '%s' (%s) failed: %s", name,
+                  binary.c_str(), std::strerror(err));
+    *error = buf;
+    return false;
+  }
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = read(status_pipe[0], &child_errno, sizeof(child_errno));
+  } while (n < 0 && errno == EINTR);
+  close(status_pipe[0]);
+  if (n == 0) {  // EOF: execve() succeeded
+    *child = pid;
+    return true;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::snprintf(buf, sizeof(buf), "exec of L2 task '%s' binary '%s' failed: %s", name,
+                binary.c_str(),
+                n == static_cast<ssize_t>(sizeof(child_errno)) ? std::strerror(child_errno)
+                                                               : "no status from the child");
+  *error = buf;
+  return false;
 }
 
 void ChipWorker::record_failure(const std::string& what) {

@@ -1,11 +1,13 @@
 // One simulated chip worker: runs submitted L2 orchestration tasks either on
-// its own thread or in a forked child process, and reports their drain.
+// its own thread or in a child process, and reports their drain.
 //
-// An L2 task is a plain function pointer (the stand-in for an AICPU binary's
-// entry point) called with the TaskArgs scalars and the call config. It gets
-// no pointer into L3 state: in process mode the child shares only
-// RegionInstance memory with L3, so the ten binding scalars and the region
-// bytes are all that cross.
+// An L2 task (runtime/l2_task.h) is a plain function pointer (the stand-in for
+// an AICPU binary's entry point) called with the TaskArgs scalars and the call
+// config, or, in process mode, an external executable the worker forks and
+// execs (the exec ABI, including how the child rebases region addresses, is
+// documented in runtime/l2_task.h). It gets no pointer into L3 state: in
+// process mode the child shares only RegionInstance memory with L3, so the ten
+// binding scalars and the region bytes are all that cross.
 #ifndef SPSQ_RUNTIME_CHIP_WORKER_H_
 #define SPSQ_RUNTIME_CHIP_WORKER_H_
 
@@ -20,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/l2_task.h"
 #include "runtime/region_instance.h"
 #include "runtime/task_args.h"
 
@@ -27,22 +30,11 @@ namespace spsq_runtime {
 
 enum class ChipWorkerMode : uint32_t {
   kThread = 0,   // L2 runs on the worker's own thread
-  kProcess = 1,  // L2 runs in a forked child sharing only region memory
+  kProcess = 1,  // L2 runs in a forked (and, for a binary, exec'd) child
+                 // sharing only region memory
 };
 
 const char* chip_worker_mode_name(ChipWorkerMode mode);
-
-// Launch parameters of one next-level call.
-struct ChipCallConfig {
-  uint32_t block_dim = 1;  // AIV blocks the L2 task may split kernel work across
-};
-
-using L2OrchFunction = void (*)(const TaskArgs& orch_args, const ChipCallConfig& cfg);
-
-struct L2OrchHandle {
-  const char* name = "";
-  L2OrchFunction fn = nullptr;
-};
 
 // What Worker::run() saw drain since the previous run().
 struct WorkerRunReport {
@@ -64,8 +56,11 @@ class ChipWorker {
   ChipWorkerMode mode() const { return mode_; }
 
   // Starts `handle` with `args`. `pins` keep the RegionInstances the task may
-  // touch alive until it has returned. Returns false with *error set when the
-  // task could not be started (then nothing is pinned).
+  // touch alive until it has returned; an external binary also receives their
+  // memfds (runtime/l2_task.h). Returns false with *error set when the task
+  // could not be started (then nothing is pinned): no function and no binary,
+  // both, a binary in thread mode, or fork/exec failed (the exec error is
+  // reported here, not by run()).
   bool submit(const L2OrchHandle& handle, const TaskArgs& args, const ChipCallConfig& cfg,
               std::vector<std::shared_ptr<RegionInstance>> pins, std::string* error);
 
@@ -85,6 +80,7 @@ class ChipWorker {
     pid_t child = -1;  // process mode
   };
 
+  bool spawn_binary(const Task& task, pid_t* child, std::string* error);
   void thread_main();
   void record_failure(const std::string& what);
 

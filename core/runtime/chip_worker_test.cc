@@ -1,9 +1,12 @@
 // Chip workers: L2 tasks run on the worker's own thread or in a forked child
 // sharing only RegionInstance memory; run() returns once they drained; pins
-// keep RegionInstances alive exactly until the task returned.
+// keep RegionInstances alive exactly until the task returned. An L2 task that
+// is an external binary is forked and exec'd and reaches region memory only
+// through the inherited memfd, at addresses of its own.
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -143,6 +146,99 @@ TEST(ChipWorker, ProcessModeReportsChildFailures) {
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.first_failure.find("'exits3'"), std::string::npos) << r.first_failure;
   EXPECT_NE(r.first_failure.find("exited with status 3"), std::string::npos) << r.first_failure;
+}
+
+// ------------------------------------------------------------ exec path
+
+// The child binary's runfiles path (cwd of a Bazel test is its runfiles root).
+const char* const kExecChild = SPSQ_L2_EXEC_TEST_CHILD;
+
+TaskArgs probe_args(const RegionInstance& inst, uint64_t action) {
+  TaskArgs a;
+  a.add_scalar(inst.payload().base);
+  a.add_scalar(inst.payload().logical_bytes);
+  a.add_scalar(inst.counter().base);
+  a.add_scalar(inst.counter().logical_bytes);
+  a.add_scalar(inst.payload().base + 100);
+  a.add_scalar(0x5350535100010000ull);
+  a.add_scalar(action);
+  return a;
+}
+
+TEST(ChipWorker, ExecRunsAnExternalBinaryOverTheRegionMemfd) {
+  auto ledger = std::make_shared<RegionLedger>();
+  std::string why;
+  auto inst = RegionInstance::materialize({0, 1, 1}, 4096, 384, ledger, &why);
+  ASSERT_TRUE(inst) << why;
+  const RegionInstanceShare sh = inst->share();
+  EXPECT_GE(sh.fd, 0);
+  EXPECT_EQ(sh.payload_offset, 0u);
+  EXPECT_EQ(sh.counter_offset, inst->counter().base - inst->payload().base);
+  auto* payload = reinterpret_cast<uint8_t*>(inst->payload().base);
+  auto* counter = reinterpret_cast<uint8_t*>(inst->counter().base);
+  payload[0] = 0x5a;
+  // A stale ABI variable of the parent's own environment does not leak in.
+  setenv("SPSQ_L2_TASK_NAME", "stale", 1);
+  ChipWorker w(0, ChipWorkerMode::kProcess);
+  L2OrchHandle h;
+  h.name = "probe";
+  h.binary = kExecChild;
+  ASSERT_TRUE(w.submit(h, probe_args(*inst, 0), ChipCallConfig{3}, {inst}, &why)) << why;
+  unsetenv("SPSQ_L2_TASK_NAME");
+  const WorkerRunReport r = w.run();
+  EXPECT_TRUE(r.ok()) << r.first_failure;
+  EXPECT_EQ(r.tasks_completed, 1u);
+  EXPECT_EQ(payload[1], 0xa5);
+  EXPECT_EQ(counter[0], 0x77);
+  EXPECT_EQ(payload[100], 0x42);
+}
+
+TEST(ChipWorker, ExecReportsTheChildsExitStatus) {
+  auto ledger = std::make_shared<RegionLedger>();
+  std::string why;
+  auto inst = RegionInstance::materialize({0, 1, 1}, 4096, 384, ledger, &why);
+  ASSERT_TRUE(inst) << why;
+  ChipWorker w(0, ChipWorkerMode::kProcess);
+  L2OrchHandle h;
+  h.name = "exits3";
+  h.binary = kExecChild;
+  ASSERT_TRUE(w.submit(h, probe_args(*inst, 3), ChipCallConfig{3}, {inst}, &why)) << why;
+  inst.reset();  // pinned until reaped
+  EXPECT_TRUE(ledger->is_live(0, 1));
+  const WorkerRunReport r = w.run();
+  EXPECT_EQ(r.tasks_failed, 1u);
+  EXPECT_EQ(r.tasks_completed, 0u);
+  EXPECT_NE(r.first_failure.find("'exits3'"), std::string::npos) << r.first_failure;
+  EXPECT_NE(r.first_failure.find("exited with status 3"), std::string::npos) << r.first_failure;
+  EXPECT_FALSE(ledger->is_live(0, 1));
+}
+
+TEST(ChipWorker, ExecOfAMissingBinaryFailsAtSubmitWithTheReason) {
+  ChipWorker w(0, ChipWorkerMode::kProcess);
+  L2OrchHandle h;
+  h.name = "missing";
+  h.binary = "/nonexistent/spsq_l2_child";
+  std::string why;
+  EXPECT_FALSE(w.submit(h, TaskArgs{}, ChipCallConfig{}, {}, &why));
+  EXPECT_NE(why.find("exec of L2 task 'missing' binary '/nonexistent/spsq_l2_child' failed"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find(std::strerror(ENOENT)), std::string::npos) << why;
+  EXPECT_EQ(w.pending(), 0u);
+}
+
+TEST(ChipWorker, ABinaryNeedsProcessModeAndExactlyOneEntryPoint) {
+  std::string why;
+  ChipWorker t(0, ChipWorkerMode::kThread);
+  L2OrchHandle h;
+  h.name = "bin";
+  h.binary = kExecChild;
+  EXPECT_FALSE(t.submit(h, TaskArgs{}, ChipCallConfig{}, {}, &why));
+  EXPECT_NE(why.find("needs process mode"), std::string::npos) << why;
+  ChipWorker p(0, ChipWorkerMode::kProcess);
+  h.fn = &noop_task;
+  EXPECT_FALSE(p.submit(h, TaskArgs{}, ChipCallConfig{}, {}, &why));
+  EXPECT_NE(why.find("both an orchestration function and a binary"), std::string::npos) << why;
 }
 
 }  // namespace

@@ -196,7 +196,7 @@ bool Orchestrator::submit_next_level(const L2OrchHandle& l2_handle, const TaskAr
                                       "ChipCallConfig.block_dim must be at least 1"));
     return false;
   }
-  if (l2_handle.fn == nullptr) {
+  if (l2_handle.fn == nullptr && (l2_handle.binary == nullptr || l2_handle.binary[0] == '\0')) {
     set(error, spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,
                                       "L2 handle '%s' has no orchestration function",
                                       l2_handle.name != nullptr ? l2_handle.name : ""));

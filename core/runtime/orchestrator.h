@@ -76,7 +76,9 @@ class Orchestrator {
       spsc_queue::SpscQueueError* error);
 
   // Runs `l2_handle` on chip worker `worker_id` (its thread or a forked
-  // child). False with *error when the call was refused or could not start.
+  // child; a handle naming an external `binary` is forked and exec'd, process
+  // mode only, see runtime/l2_task.h). False with *error when the call was
+  // refused or could not start (including a binary that failed to exec).
   bool submit_next_level(const L2OrchHandle& l2_handle, const TaskArgs& args,
                          const ChipCallConfig& cfg, uint32_t worker_id,
                          spsc_queue::SpscQueueError* error);

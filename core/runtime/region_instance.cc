@@ -70,6 +70,17 @@ std::shared_ptr<RegionInstance> RegionInstance::materialize(
   return instance;
 }
 
+RegionInstanceShare RegionInstance::share() const {
+  const uint64_t base = reinterpret_cast<uintptr_t>(mapping_.data());
+  RegionInstanceShare s;
+  s.fd = mapping_.fd();
+  s.payload_offset = payload_.base - base;
+  s.payload_bytes = payload_.logical_bytes;
+  s.counter_offset = counter_.base - base;
+  s.counter_bytes = counter_.logical_bytes;
+  return s;
+}
+
 RegionInstance::~RegionInstance() {
   mapping_.reset();
   if (ledger_) ledger_->on_reclaimed(id_);

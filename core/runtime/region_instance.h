@@ -22,6 +22,16 @@ namespace spsq_runtime {
 // owns its own cache line.
 inline constexpr uint64_t kRegionCounterAlign = 64;
 
+// How an exec'd process reaches a RegionInstance: the memfd backing it and
+// where each part lies in that file (offsets from the start of the memfd).
+struct RegionInstanceShare {
+  int fd = -1;  // owned by the instance; close-on-exec
+  uint64_t payload_offset = 0;
+  uint64_t payload_bytes = 0;
+  uint64_t counter_offset = 0;
+  uint64_t counter_bytes = 0;
+};
+
 struct RegionInstanceId {
   uint32_t worker_id = 0;
   uint64_t session_instance_id_bits = 0;
@@ -66,9 +76,12 @@ class RegionInstance {
 
   const RegionInstanceId& id() const { return id_; }
   // Local spans of the two parts (addresses valid in this process and in any
-  // child forked after materialize()).
+  // child forked after materialize(); an exec'd child maps share() itself).
   RegionPartLocalSpan payload() const { return payload_; }
   RegionPartLocalSpan counter() const { return counter_; }
+
+  // The memfd and part offsets, for handing the instance to an exec'd child.
+  RegionInstanceShare share() const;
 
  private:
   RegionInstance() = default;

@@ -1,7 +1,13 @@
-// Memory that a forked child shares with its parent. A MAP_SHARED anonymous
-// mapping survives fork() at the same address while everything else the child
-// sees is a private copy, which is what lets the process-mode simulation prove
-// that only RegionInstance memory crosses between L3 and L2.
+// Memory that a forked or exec'd child shares with its parent. Each mapping is
+// a MAP_SHARED view of its own memfd (memfd_create): after fork() the child
+// sees it at the same address while everything else it sees is a private
+// copy, which is what lets the process-mode simulation prove that only
+// RegionInstance memory crosses between L3 and L2. An exec'd child (an L2 task
+// that is an external binary, see chip_worker.h) inherits the descriptor and
+// maps the same pages itself, at an address of its own.
+//
+// The descriptor is close-on-exec; the chip worker clears that flag only in
+// the child it is about to exec, for the regions that child may touch.
 #ifndef SPSQ_RUNTIME_SHARED_MAPPING_H_
 #define SPSQ_RUNTIME_SHARED_MAPPING_H_
 
@@ -19,20 +25,25 @@ class SharedMapping {
   SharedMapping& operator=(const SharedMapping&) = delete;
   ~SharedMapping() { reset(); }
 
-  // Maps `bytes` (> 0) of zero-filled shared memory, page aligned. On failure
-  // returns false, leaves *out alone and says why in *error.
+  // Creates a memfd of `bytes` (> 0) zero-filled bytes and maps all of it
+  // shared, page aligned. On failure returns false, leaves *out alone and
+  // says why in *error.
   static bool create(uint64_t bytes, SharedMapping* out, std::string* error);
 
   uint8_t* data() const { return data_; }
   uint64_t size() const { return size_; }
   bool mapped() const { return data_ != nullptr; }
+  // The memfd backing the mapping (close-on-exec), -1 when not mapped. Owned
+  // by this object: valid until reset().
+  int fd() const { return fd_; }
 
-  // Unmaps now; idempotent.
+  // Unmaps and closes the memfd now; idempotent.
   void reset();
 
  private:
   uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
+  int fd_ = -1;
 };
 
 }  // namespace spsq_runtime
