@@ -31,8 +31,11 @@ class Liveness : public L2Test {
 };
 
 TEST_F(Liveness, OutputAcceptsEveryFittingMessageOnceL3ReleasedEverything) {
-  SPSQ_CLAUSES("LIVE.1", "W.LIVE.1", "W.LIVE.3", "S2.FIT.1", "W.ARENA.1", "W.ARENA.2",
-               "AMB.ROOM");
+  // Judges liveness only: a refusal here is the literal room bound's livelock
+  // (W.LIVE.3), not a placement defect; the scripted L3's model judges every
+  // placement under its own clauses, and AMB.ROOM is recorded in
+  // interpretations_test.cc.
+  SPSQ_CLAUSES("LIVE.1", "W.LIVE.1", "W.LIVE.3");
   uint64_t checked = 0;
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
     const std::vector<uint64_t> sizes = SizesFor(arena);
@@ -101,7 +104,9 @@ TEST_F(Liveness, InputAcceptsEveryPlacementTheArenaRuleProduces) {
 }
 
 TEST_F(Liveness, BackToBackTrafficKeepsFlowingInBothDirections) {
-  SPSQ_CLAUSES("LIVE.1", "LIVE.2", "S0.PURPOSE.1", "S0.USE.1");
+  // Both directions flow; what can stall here is an output refused on an idle
+  // arena, so this judges the producer's liveness only.
+  SPSQ_CLAUSES("LIVE.1", "W.LIVE.1");
   // One long-lived queue, sizes cycling so the cursors visit every position.
   QueueParams p;
   p.depth = window_depth();
@@ -130,7 +135,7 @@ TEST_F(Liveness, BackToBackTrafficKeepsFlowingInBothDirections) {
 // The contract's liveness case, named: cursor 64 bytes short of the end of an
 // idle arena, a message that fits the arena only after the skip.
 TEST_F(Liveness, IdleArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
-  SPSQ_CLAUSES("W.LIVE.1", "W.LIVE.3", "LIVE.1", "AMB.ROOM");
+  SPSQ_CLAUSES("W.LIVE.1", "W.LIVE.3", "LIVE.1");
   const uint64_t arena = layout().output_arena_bytes;
   for (uint64_t n : {arena - 32, arena}) {
     Rebuild(q().params());
