@@ -115,7 +115,7 @@ def spsq_l2_certification(
         max_inflight = [1, 2, 4],
         sections = ALL_SECTIONS,
         once_sections = ONCE_SECTIONS,
-        interop_deps = [],
+        interop_deps = ["//core/runtime:orchestrator"],
         individual_tests = True,
         expect_fail = [],
         require_pass = True,
@@ -149,7 +149,8 @@ def spsq_l2_certification(
         what they need).
       once_sections: sections built for the first MaxInflight only; they run
         inside the report test only (no separate cc_test).
-      interop_deps: the reference runtime (e.g. //core/runtime:orchestrator);
+      interop_deps: the reference runtime (default //core/runtime:orchestrator;
+        [] leaves the stage out, and W.INTEROP.1 UNTESTED with that reason);
         when given, the "interop" section runs the endpoint as an L2 task on
         that runtime against its L3 queue: the endpoint in a child binary of
         its own (<cfg>_interop_child), exec'd by the runtime's chip worker,
@@ -263,6 +264,10 @@ def spsq_l2_certification(
         expect_fail = expect_fail,
         require_pass = require_pass,
         expected_verdicts = expected_verdicts,
+        stage_not_run = {} if interop_deps else {
+            "W.INTEROP.1": "interop stage not built: the certification gives no interop_deps " +
+                           "(the reference runtime), so the endpoint never met the reference L3",
+        },
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,
         tags = tags,
         size = size,
@@ -331,6 +336,7 @@ def _report_test(
         expect_fail = [],
         require_pass = True,
         expected_verdicts = None,
+        stage_not_run = {},
         require_pass_roles = [],
         allow_untested = [],
         allow_untested_sanitized = [],
@@ -362,6 +368,8 @@ def _report_test(
         args += ["--impl-files", "$(locations %s)" % f]
     if expected_verdicts:
         args.append("--expected-verdicts=$(rootpath %s)" % expected_verdicts)
+    for cid, why in sorted(stage_not_run.items()):
+        args.append(_quoted("--stage-not-run=%s=%s" % (cid, why)))
     if expect_fail:
         args.append("--expect-fail=" + ",".join(expect_fail))
     elif require_pass:

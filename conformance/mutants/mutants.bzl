@@ -42,6 +42,8 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
         once_sections = [],
         individual_tests = False,
         expect_fail = expect_fail,
+        # Each mutant is caught by the sections it lists; no interop stage.
+        interop_deps = [],
         size = "medium",
         testonly = True,
     )

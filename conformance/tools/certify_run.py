@@ -51,6 +51,8 @@ def parse_args(argv):
     p.add_argument("--sources", nargs="*", default=[], help="test sources (crash mapping)")
     p.add_argument("--impl-files", nargs="*", action="extend", default=[])
     p.add_argument("--expect-fail", default="")
+    p.add_argument("--stage-not-run", action="append", default=[], metavar="ID=REASON",
+                   help="a clause whose stage was not built, and why (UNTESTED with the reason)")
     p.add_argument("--expected-verdicts",
                    help="JSON {fail: [IDs], readings: {ID: letter}, untested: {ID: why}}: the "
                         "verdicts a legal variant must get (those FAILs and no other, those "
@@ -290,7 +292,9 @@ def main(argv):
         "generated_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 
-    verdicts = V.compute_verdicts(clauses, cases, args.role)
+    not_run = dict(item.split("=", 1) for item in args.stage_not_run)
+    identity["stages_not_run"] = not_run
+    verdicts = V.compute_verdicts(clauses, cases, args.role, not_run)
     md = V.render_markdown(verdicts, identity)
     js = V.render_json(verdicts, identity)
     junit = V.render_junit(verdicts, identity)

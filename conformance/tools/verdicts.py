@@ -124,8 +124,12 @@ class Verdict(object):
         return out
 
 
-def compute_verdicts(clauses, cases, role="L2"):
-    """One Verdict per catalogue clause, for a certification of `role`."""
+def compute_verdicts(clauses, cases, role="L2", not_run=None):
+    """One Verdict per catalogue clause, for a certification of `role`.
+
+    `not_run` maps clause IDs to why the stage that judges them did not run
+    (e.g. interop without the reference runtime): their UNTESTED row says so."""
+    not_run = not_run or {}
     by_clause = {}
     by_invariant = {}
     broken = {}
@@ -163,6 +167,8 @@ def compute_verdicts(clauses, cases, role="L2"):
             if covering:
                 why = "covering tests skipped: " + "; ".join(
                     sorted({t.skip_reason for t in covering}))
+            elif c["id"] in not_run:
+                why = not_run[c["id"]]
             elif "blocked_on" in c:
                 why = "waits for %s" % c["blocked_on"]
             elif "untestable" in c:

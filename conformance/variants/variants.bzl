@@ -41,7 +41,7 @@ def spsq_variant(name, edits, expected, description, max_inflight = [1, 4]):
         # Every suite section; the wrap (minutes per endpoint) is skipped.
         once_sections = [],
         individual_tests = False,
-        size = "large",
+        size = "medium",
         tags = ["variant"],
         testonly = True,
     )
