@@ -163,6 +163,14 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
             verdicts.append(Verdict(c, PASS, "checked after each of %d tests" % len(checked),
                                     ["(invariant of every test)"]))
             continue
+        declared_na = [t.skip_reason for t in covering
+                       if "not applicable:" in (t.skip_reason or "")]
+        if not ran and covering and len(declared_na) == len(covering):
+            # Every covering test declared the clause not applicable to this
+            # endpoint (e.g. the runtime's names, for one with an adapter).
+            why = sorted(set(declared_na))[0]
+            verdicts.append(Verdict(c, NOT_APPLICABLE, why[why.index("not applicable:"):], names))
+            continue
         if not ran:
             if covering:
                 why = "covering tests skipped: " + "; ".join(

@@ -22,8 +22,8 @@ def clause(cid, role="L2", surface="cpp-l2", level="MUST", **extra):
 
 
 XML = """<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="5" failures="1">
-  <testsuite name="S" tests="5">
+<testsuites tests="8" failures="1">
+  <testsuite name="S" tests="8">
     <testcase name="Passes" status="run" result="completed" classname="S">
       <properties><property name="clauses" value="S3.A.1,S3.B.1"/>
         <property name="invariants" value="W.INV.1"/></properties>
@@ -41,6 +41,18 @@ XML = """<?xml version="1.0" encoding="UTF-8"?>
       <properties><property name="clauses" value="OPEN.X"/>
         <property name="reading.OPEN.X" value="B: poisons"/></properties>
     </testcase>
+    <testcase name="NotForThisOne" status="run" result="skipped" classname="S">
+      <skipped message="x_test.cc:12&#10;not applicable: the endpoint uses its own names"/>
+      <properties><property name="clauses" value="S3.G.1"/></properties>
+    </testcase>
+    <testcase name="HalfNotApplicable" status="run" result="skipped" classname="S">
+      <skipped message="not applicable: adapter"/>
+      <properties><property name="clauses" value="S3.H.1"/></properties>
+    </testcase>
+    <testcase name="HalfSkipped" status="run" result="skipped" classname="S">
+      <skipped message="needs a recording view"/>
+      <properties><property name="clauses" value="S3.H.1"/></properties>
+    </testcase>
     <testcase name="Breaks" status="run" result="completed" classname="S">
       <properties><property name="invariants" value="W.INV.2"/>
         <property name="invariant_violations" value="W.INV.2"/></properties>
@@ -57,6 +69,8 @@ CLAUSES = [
     clause("S3.D.1"),
     clause("S3.E.1", role="L3", surface="l3-api"),
     clause("S3.F.1", surface="python", role="L3"),
+    clause("S3.G.1"),
+    clause("S3.H.1"),
     clause("W.INV.1", surface="wire", role="both"),
     clause("W.INV.2", surface="wire", role="both"),
     clause("OPEN.X", level="INFO", interpretation={
@@ -95,6 +109,15 @@ class VerdictsTest(unittest.TestCase):
         self.assertIn("Python", v["S3.F.1"].detail)
         self.assertEqual(v["OPEN.X"].verdict, V.INTERPRETATION)
         self.assertEqual(sorted(v["OPEN.X"].readings), ["B"])
+
+    def test_declared_not_applicable_skips(self):
+        # Every covering test declared "not applicable:": NOT-APPLICABLE, with
+        # the declaration as the reason; one plain skip among them: UNTESTED.
+        v = self.verdicts
+        self.assertEqual(v["S3.G.1"].verdict, V.NOT_APPLICABLE)
+        self.assertTrue(v["S3.G.1"].detail.startswith("not applicable: the endpoint uses"))
+        self.assertEqual(v["S3.H.1"].verdict, V.UNTESTED)
+        self.assertIn("recording view", v["S3.H.1"].detail)
 
     def test_invariants(self):
         self.assertEqual(self.verdicts["W.INV.1"].verdict, V.PASS)
