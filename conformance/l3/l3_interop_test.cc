@@ -4,6 +4,7 @@
 // bounds only (the L3 side polls try_* calls; nothing sleeps).
 #include <atomic>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,7 +16,12 @@
 namespace spsq_conf {
 namespace {
 
-uint64_t SteadyNs() { return RegionInstanceView::steady_now_ns(); }
+// The L2 side's own clock: only contract names of the endpoint are used.
+uint64_t SteadyNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 // The reference L2: echo DATA reversed until STOP, then drain and return.
 std::string RunReferenceL2(const std::array<uint64_t, wire::kScalarCount>& scalars) {
@@ -42,7 +48,8 @@ std::string RunReferenceL2(const std::array<uint64_t, wire::kScalarCount>& scala
       return std::string("L2 reserve: ") + ep.error().message;
     }
     for (uint64_t i = 0; i < h.payload_nbytes; ++i) {
-      spsc_queue::payload_data(r)[i] = spsc_queue::payload_data(h)[h.payload_nbytes - 1 - i];
+      reinterpret_cast<uint8_t*>(r.payload.local_addr)[i] =
+          reinterpret_cast<const uint8_t*>(h.payload.local_addr)[h.payload_nbytes - 1 - i];
     }
     if (!ep.output().publish(r, spsc_queue::SpscQueueOpcode::DATA) || !ep.input().release(h)) {
       return std::string("L2 publish/release: ") + ep.error().message;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <thread>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +43,13 @@ std::unique_ptr<Orchestrator> MakeOrch(uint32_t workers = 1,
   return orch;
 }
 
+// The L2 side's own clock: only contract names of the endpoint are used.
+uint64_t SteadyNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 // The spec's L2 snippet as a task: decode TaskArgs scalars 0..9, bind, echo
 // every DATA input as an output, return after STOP drained.
 std::atomic<bool> g_l2_hold{false};
@@ -58,7 +66,7 @@ void EchoTask(const spsq_runtime::TaskArgs& orch_args, const spsq_runtime::ChipC
   }
   RegionInstanceView view(RegionPartLocalSpan{binding.payload_base, binding.payload_bytes},
                           RegionPartLocalSpan{binding.counter_base, binding.counter_bytes});
-  const spsc_queue::MonotonicClock clock{&RegionInstanceView::steady_now_ns};
+  const spsc_queue::MonotonicClock clock{&SteadyNs};
   spsc_queue::SpscQueueEndpoint<RegionInstanceView> queue(binding, std::move(view), clock);
   if (!queue.live()) return;
   while (g_l2_hold.load()) std::this_thread::yield();  // a test keeps L2 running
@@ -71,7 +79,10 @@ void EchoTask(const spsq_runtime::TaskArgs& orch_args, const spsq_runtime::ChipC
     }
     spsc_queue::SpscQueueOutputReservation r{};
     if (!queue.output().reserve(h.payload_nbytes, 20000000000ull, r)) return;
-    if (h.payload_nbytes != 0) std::memcpy(spsc_queue::payload_data(r), spsc_queue::payload_data(h), h.payload_nbytes);
+    if (h.payload_nbytes != 0) {
+      std::memcpy(reinterpret_cast<void*>(r.payload.local_addr),
+                  reinterpret_cast<const void*>(h.payload.local_addr), h.payload_nbytes);
+    }
     queue.output().publish(r, spsc_queue::SpscQueueOpcode::DATA);
     queue.input().release(h);
   }
