@@ -337,6 +337,8 @@ def _report_test(
         require_pass = True,
         expected_verdicts = None,
         stage_not_run = {},
+        extra_data = [],
+        target_compatible_with = None,
         require_pass_roles = [],
         allow_untested = [],
         allow_untested_sanitized = [],
@@ -384,13 +386,14 @@ def _report_test(
     })
     args += ["--sources", "$(locations //conformance:clause_sources)"]
 
+    compat = {"target_compatible_with": target_compatible_with} if target_compatible_with else {}
     native.sh_test(
         name = name,
         size = size,
         srcs = ["//conformance/tools:certify.sh"],
         args = args,
         data = [":" + t for _, _, t in binaries] + impl_files +
-               ([expected_verdicts] if expected_verdicts else []) + [
+               ([expected_verdicts] if expected_verdicts else []) + extra_data + [
             ":%s_toolchain" % name,
             "//conformance:clauses.json",
             "//conformance:README.md",
@@ -400,6 +403,7 @@ def _report_test(
         # Unsandboxed so the report also lands in the workspace's
         # bazel-certification/<name>/ under bazel test.
         tags = tags + ["no-sandbox"],
+        **compat
     )
 
 def spsq_l3_certification(
@@ -444,6 +448,51 @@ def spsq_l3_certification(
         implementation = implementation,
         impl_files = impl_files,
         require_pass_roles = ["L3"],
+        tags = tags,
+        size = size,
+    )
+
+def spsq_python_certification(name, tests, module, runner, support, implementation,
+                               target_compatible_with = None, tags = [], size = "medium"):
+    """Judges the Python API clauses from Python test files.
+
+    Args:
+      name: the certification; also the name of the report test.
+      tests: the test files (each a unittest module whose main() writes
+        GoogleTest-style XML to $GTEST_OUTPUT).
+      module: the extension module the tests import.
+      runner: the script that runs one test file: `runner <module> <test.py>`.
+      support: further files the tests load.
+      implementation: a human-readable identity.
+      target_compatible_with: where the module can be loaded.
+      tags: tags for every generated target.
+      size: size of the report test.
+    """
+    binaries = []
+    for test in tests:
+        stem = test.split("/")[-1].split(":")[-1].replace(".py", "")
+        wrapper = "%s_%s" % (name, stem)
+        native.genrule(
+            name = wrapper,
+            srcs = [test, module, runner],
+            outs = [wrapper + ".sh"],
+            executable = True,
+            # Run from the runfiles root, as the report test runs its binaries.
+            cmd = ("printf '#!/bin/sh\\nexec %%s %%s %%s\\n' $(rootpath %s) $(rootpath %s) " +
+                   "$(rootpath %s) > $@") % (runner, module, test),
+            testonly = True,
+            tags = tags,
+            target_compatible_with = target_compatible_with,
+        )
+        binaries.append((0, stem, wrapper))
+    _report_test(
+        name = name,
+        role = "python",
+        binaries = binaries,
+        endpoint_template = "python",
+        implementation = implementation,
+        extra_data = tests + [module, runner] + support,
+        target_compatible_with = target_compatible_with,
         tags = tags,
         size = size,
     )

@@ -16,7 +16,14 @@ ROLES = ("L2", "L3", "both", "runtime")
 SURFACES = ("wire", "cpp-l2", "l2-view", "l3-api", "python", "runtime", "doc")
 SOURCES = ("spec", "wire-contract", "harness")
 ID_PATTERN = re.compile(r"^(S[0-5]\.[A-Z0-9]+\.[0-9A-Z]+|W\.[A-Z]+\.[0-9]+|OPEN\.[A-Z]+|AMB\.[A-Z]+|LIVE\.[0-9]+)$")
-DECLARATION = re.compile(r"(?i)spsq_(?:clauses|reading|invariants)\s*\(")
+# What counts as a test naming a clause: SPSQ_CLAUSES / SPSQ_READING (C++)
+# and @spsq_clauses (Python). SPSQ_INVARIANTS only marks what the fixture
+# re-checks after every test; it judges nothing on its own.
+DECLARATION = re.compile(r"(?i)spsq_(?:clauses|reading)\s*\(")
+# A string literal (kept) or a comment (dropped), C++ and Python.
+_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/|#[^\n]*',
+                    re.S)
+_TEST_DECL = re.compile(r"\bTEST(?:_F|_P)?\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 QUOTED_ID = re.compile(r'"([A-Z][A-Z0-9]*(?:\.[A-Z0-9]+)+)"')
 REQUIRED = ("id", "section", "source", "text", "requirement", "level", "role", "surface", "how")
 
@@ -48,6 +55,38 @@ def _call_arguments(text, start):
     return text[start:i - 1]
 
 
+def strip_comments(text, python=False):
+    """The text with comments blanked (string literals kept): a commented-out
+    SPSQ_CLAUSES line names nothing. `#` starts a comment only in Python."""
+    def blank(m):
+        t = m.group(0)
+        if t[0] in "\"'":
+            return t
+        if t[0] == "#" and not python:
+            return t  # a preprocessor line
+        return "\n" * t.count("\n")
+    return _TOKEN.sub(blank, text)
+
+
+def drop_disabled_tests(text):
+    """The text without the bodies of GoogleTest tests that never run
+    (DISABLED_ in the suite or test name)."""
+    matches = list(_TEST_DECL.finditer(text))
+    out, last = [], 0
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        if m.group(1).startswith("DISABLED_") or m.group(2).startswith("DISABLED_"):
+            out.append(text[last:m.start()])
+            last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def live_declarations(text, python=False):
+    """What of a source counts for the gate: comments and disabled tests out."""
+    return drop_disabled_tests(strip_comments(text, python))
+
+
 def declared_ids(text):
     """Clause IDs named by SPSQ_CLAUSES/SPSQ_READING calls in one source text.
 
@@ -66,7 +105,7 @@ def scan_sources(paths):
     found = {}
     for path in paths:
         with open(path, errors="replace") as f:
-            text = f.read()
+            text = live_declarations(f.read(), python=path.endswith(".py"))
         for cid in declared_ids(text):
             found.setdefault(cid, set()).add(path)
     return {k: sorted(v) for k, v in found.items()}
@@ -107,6 +146,8 @@ def applicable(clause, role="L2"):
                                          (surface == "cpp-l2" and r == "both"))
     if role == "runtime":
         return r == "runtime" and surface == "runtime"
+    if role == "python":
+        return surface == "python"
     raise ValueError("unknown role %r" % role)
 
 
@@ -119,7 +160,7 @@ def not_applicable_reason(clause, role="L2"):
     if applicable(clause, role):
         return None
     if clause["surface"] == "python":
-        return "Python API clause; judged by the Python suite (issue 9)"
+        return "Python API clause; judged by the Python certification"
     if clause["surface"] == "doc":
         return "informative reference to another document"
     if clause["role"] == "runtime" or clause["surface"] == "runtime":

@@ -57,7 +57,7 @@ def parse_args(argv):
                    help="JSON {fail: [IDs], readings: {ID: letter}, untested: {ID: why}}: the "
                         "verdicts a legal variant must get (those FAILs and no other, those "
                         "readings; UNTESTED only where listed)")
-    p.add_argument("--role", default="L2", choices=("L2", "L3", "runtime"))
+    p.add_argument("--role", default="L2", choices=("L2", "L3", "runtime", "python"))
     p.add_argument("--require-pass", action="store_true")
     p.add_argument("--require-pass-roles", default="",
                    help="with --require-pass: only clauses binding these roles must PASS "
@@ -172,6 +172,20 @@ def list_tests(binary):
     return names
 
 
+def attribute(cases, declared):
+    """A test that failed before it recorded its clauses (a fixture's SetUp,
+    an ASSERT before SPSQ_CLAUSES) judges what its source declares."""
+    for case in cases:
+        if case.failures and not case.clauses:
+            key = "%s.%s" % (case.suite.split("/")[-1], case.name.split("/")[0])
+            ids = declared.get(key, [])
+            if ids:
+                case.properties["clauses"] = ",".join(ids)
+                case.failures.append("(clauses taken from the test's source: it failed before "
+                                     "recording them)")
+    return cases
+
+
 def run_binary(mi, section, path, workdir, crash_map):
     """TestCases of one binary, isolating tests if the binary dies."""
     tag = "mi%s_%s" % (mi, section)
@@ -181,7 +195,7 @@ def run_binary(mi, section, path, workdir, crash_map):
     dumps = os.path.join(workdir, "dumps", tag)
     rc = run_gtest(path, xml, dumps, log)
     if rc in (0, 1) and os.path.exists(xml):
-        return V.parse_gtest_xml(xml, binary_name), rc
+        return attribute(V.parse_gtest_xml(xml, binary_name), crash_map), rc
     # Crash or hang: one process per test.
     cases = []
     for full in list_tests(path):
@@ -189,7 +203,7 @@ def run_binary(mi, section, path, workdir, crash_map):
         one_rc = run_gtest(path, one_xml, dumps, log, ["--gtest_filter=" + full],
                            timeout=TEST_TIMEOUT_S)
         if one_rc in (0, 1) and os.path.exists(one_xml):
-            cases.extend(V.parse_gtest_xml(one_xml, binary_name))
+            cases.extend(attribute(V.parse_gtest_xml(one_xml, binary_name), crash_map))
             continue
         suite, name = full.split(".", 1)
         case = V.TestCase(binary_name, suite, name)
@@ -332,6 +346,12 @@ def main(argv):
 
     status = 0
     by_id = {v.clause["id"]: v for v in verdicts}
+    orphans = V.unattributed_failures(cases)
+    if orphans:
+        print("failed tests that judge no clause (the certification cannot pass): " +
+              ", ".join(t.full_name for t in orphans))
+        status = 1
+    failed_tests = [t for t in cases if t.failures]
     if args.expect_fail:
         wanted = [c for c in args.expect_fail.split(",") if c]
         missing = [c for c in wanted if c not in by_id or by_id[c].verdict != V.FAIL]
@@ -352,6 +372,10 @@ def main(argv):
         if bad:
             print("certification requires every judged clause to PASS; not passing: " +
                   ", ".join("%s=%s" % (v.clause["id"], v.verdict) for v in bad))
+            status = 1
+        if failed_tests:
+            print("certification requires every test to pass; failed: " +
+                  ", ".join(t.full_name for t in failed_tests))
             status = 1
     return status
 

@@ -83,6 +83,11 @@ def parse_gtest_xml(path, binary):
             case.skip_reason = case.skip_reason or "skipped"
         for f in tc.findall("failure"):
             case.failures.append((f.text or f.get("message", "")).strip())
+        if case.failures and not case.ran:
+            # GoogleTest reports a test that failed and then skipped as
+            # skipped; its failures still count.
+            case.ran = True
+            case.failures.append("(then skipped: %s)" % case.skip_reason)
         for p in tc.iter("property"):
             case.properties[p.get("name")] = p.get("value", "")
         # Pre-1.10 GoogleTest wrote properties as extra attributes.
@@ -124,21 +129,46 @@ class Verdict(object):
         return out
 
 
+NEVER_FAIL_PREFIXES = ("AMB.", "OPEN.")
+
+
+def never_fails(clause):
+    """Open points, ambiguities and informative clauses record a reading or a
+    deviation from the spec's words; they are never FAIL."""
+    return clause["level"] == "INFO" or clause["id"].startswith(NEVER_FAIL_PREFIXES)
+
+
+def declared_not_applicable(case):
+    return not case.ran and "not applicable:" in (case.skip_reason or "")
+
+
+def first_failure_line(message):
+    """The first assertion of a GoogleTest failure text, for a row."""
+    lines = [l.strip() for l in message.strip().split("\n") if l.strip()]
+    if not lines:
+        return ""
+    # "file:line\nExpected equality..." -> keep the location and what failed.
+    return " ".join(lines[:4])[:300]
+
+
 def compute_verdicts(clauses, cases, role="L2", not_run=None):
     """One Verdict per catalogue clause, for a certification of `role`.
 
-    `not_run` maps clause IDs to why the stage that judges them did not run
-    (e.g. interop without the reference runtime): their UNTESTED row says so."""
+    A clause is PASS only when every test that judges it ran and passed; a
+    covering test skipped without declaring itself "not applicable:" makes it
+    UNTESTED. Invariants checked after every test can FAIL a clause, never
+    PASS one on their own. `not_run` maps clause IDs to why the stage that
+    judges them did not run (e.g. interop without the reference runtime)."""
     not_run = not_run or {}
     by_clause = {}
-    by_invariant = {}
     broken = {}
+    checked_count = {}
     for case in cases:
         for cid in case.clauses:
             by_clause.setdefault(cid, []).append(case)
         if case.ran:
             for cid in case.invariants:
-                by_invariant.setdefault(cid, []).append(case)
+                checked_count[cid] = checked_count.get(cid, 0) + 1
         for cid in case.invariant_violations:
             broken.setdefault(cid, []).append(case)
     verdicts = []
@@ -148,60 +178,77 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
             verdicts.append(Verdict(c, NOT_APPLICABLE, reason))
             continue
         covering = by_clause.get(c["id"], [])
-        ran = [t for t in covering if t.ran]
         names = sorted(t.full_name for t in covering)
-        failed = [t for t in ran if t.failures] + [
-            t for t in broken.get(c["id"], []) if t not in covering]
+        judged = [t for t in covering if not declared_not_applicable(t)]
+        ran = [t for t in judged if t.ran]
+        skipped = [t for t in judged if not t.ran]
+        failed = [t for t in judged if t.failures] + [
+            t for t in broken.get(c["id"], []) if t not in judged]
+        readings = {}
+        for t in ran:
+            value = t.readings().get(c["id"])
+            if value:
+                letter = value.split(":", 1)[0].strip()
+                readings.setdefault(letter, []).append("%s (%s)" % (value, t.binary))
+        if failed and never_fails(c):
+            first = failed[0]
+            verdicts.append(Verdict(
+                c, INTERPRETATION, "deviation from the spec's words: %s failed: %s" % (
+                    first.full_name, first_failure_line(first.failures[0]) if first.failures
+                    else "invariant broken"), names, readings=readings))
+            continue
         if failed:
             failures = [(t.full_name, "\n".join(t.failures), t.properties.get("region", ""))
                         for t in failed]
-            verdicts.append(Verdict(c, FAIL, "%d of %d covering tests failed" %
-                                    (len(failed), len(ran)), names, failures=failures))
+            first = failed[0]
+            verdicts.append(Verdict(c, FAIL, "%d of %d judging tests failed; first: %s: %s" % (
+                len(failed), len(judged) or len(failed), first.full_name,
+                first_failure_line(first.failures[0]) if first.failures else "invariant broken"),
+                names, failures=failures))
             continue
-        checked = by_invariant.get(c["id"], [])
-        if not ran and checked:
-            verdicts.append(Verdict(c, PASS, "checked after each of %d tests" % len(checked),
-                                    ["(invariant of every test)"]))
-            continue
-        declared_na = [t.skip_reason for t in covering
-                       if "not applicable:" in (t.skip_reason or "")]
-        if not ran and covering and len(declared_na) == len(covering):
-            # Every covering test declared the clause not applicable to this
-            # endpoint (e.g. the runtime's names, for one with an adapter).
-            why = sorted(set(declared_na))[0]
+        if covering and not judged:
+            why = sorted({t.skip_reason for t in covering})[0]
             verdicts.append(Verdict(c, NOT_APPLICABLE, why[why.index("not applicable:"):], names))
             continue
-        if not ran:
-            if covering:
-                why = "covering tests skipped: " + "; ".join(
-                    sorted({t.skip_reason for t in covering}))
+        if skipped or not ran:
+            if skipped:
+                why = "%d of %d judging tests skipped: %s" % (
+                    len(skipped), len(judged), "; ".join(sorted({t.skip_reason for t in skipped})))
             elif c["id"] in not_run:
                 why = not_run[c["id"]]
             elif "blocked_on" in c:
                 why = "waits for %s" % c["blocked_on"]
             elif "untestable" in c:
                 why = c["untestable"]
+            elif checked_count.get(c["id"]):
+                why = ("only checked as an invariant after %d tests; no test judges it" %
+                       checked_count[c["id"]])
             else:
                 why = "no test in this certification covers it"
             verdicts.append(Verdict(c, UNTESTED, why, names))
             continue
         if "interpretation" in c:
-            readings = {}
-            for t in ran:
-                value = t.readings().get(c["id"])
-                if value:
-                    letter = value.split(":", 1)[0].strip()
-                    readings.setdefault(letter, []).append("%s (%s)" % (value, t.binary))
-            if readings:
+            listed = c["interpretation"].get("readings", {})
+            unlisted = sorted(k for k in readings if k not in listed)
+            if unlisted:
+                verdicts.append(Verdict(c, UNTESTED, "recorded reading %s is not one of %s's" % (
+                    ", ".join(unlisted), c["id"]), names, readings=readings))
+            elif readings:
                 summary = ", ".join("reading %s" % k for k in sorted(readings))
                 verdicts.append(Verdict(c, INTERPRETATION, summary, names, readings=readings))
             else:
-                verdicts.append(Verdict(c, INTERPRETATION, "tests passed; no reading recorded",
+                verdicts.append(Verdict(c, UNTESTED, "tests passed but recorded no reading",
                                         names))
             continue
-        extra = " and checked after each of %d tests" % len(checked) if checked else ""
+        extra = (" and checked after each of %d tests" % checked_count[c["id"]]
+                 if checked_count.get(c["id"]) else "")
         verdicts.append(Verdict(c, PASS, "%d covering tests passed%s" % (len(ran), extra), names))
     return verdicts
+
+
+def unattributed_failures(cases):
+    """Failed tests that name no clause: they fail a certification outright."""
+    return [t for t in cases if t.failures and not t.clauses and not t.invariant_violations]
 
 
 def counts(verdicts):

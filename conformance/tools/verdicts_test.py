@@ -120,14 +120,16 @@ class VerdictsTest(unittest.TestCase):
         self.assertIn("recording view", v["S3.H.1"].detail)
 
     def test_invariants(self):
-        self.assertEqual(self.verdicts["W.INV.1"].verdict, V.PASS)
+        # Checked after every test but judged by none: no PASS from that alone.
+        self.assertEqual(self.verdicts["W.INV.1"].verdict, V.UNTESTED)
+        self.assertIn("only checked as an invariant", self.verdicts["W.INV.1"].detail)
         self.assertEqual(self.verdicts["W.INV.2"].verdict, V.FAIL)
 
     def test_roles_change_applicability(self):
         l3 = {v.clause["id"]: v for v in V.compute_verdicts(CLAUSES, self.cases, "L3")}
         self.assertEqual(l3["S3.A.1"].verdict, V.NOT_APPLICABLE)
         self.assertEqual(l3["S3.E.1"].verdict, V.UNTESTED)
-        self.assertEqual(l3["W.INV.1"].verdict, V.PASS)
+        self.assertEqual(l3["W.INV.1"].verdict, V.UNTESTED)
 
     def test_renderings(self):
         vs = V.compute_verdicts(CLAUSES, self.cases, "L2")
@@ -147,6 +149,98 @@ class VerdictsTest(unittest.TestCase):
                'TEST(T, Two) {\n  SPSQ_READING("OPEN.X", "A", "x");\n}\n')
         self.assertEqual(V.clauses_by_test(src),
                          {"S.One": ["S3.A.1", "S3.B.1"], "T.Two": ["OPEN.X"]})
+
+
+def verdicts_of(xml_body, clauses):
+    """Verdicts of one synthetic GoogleTest XML document's testcases."""
+    fd, path = tempfile.mkstemp(suffix=".xml")
+    with os.fdopen(fd, "w") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites><testsuite name="S">%s'
+                '</testsuite></testsuites>' % xml_body)
+    cases = V.parse_gtest_xml(path, "mi1:s")
+    os.unlink(path)
+    return cases, {v.clause["id"]: v for v in V.compute_verdicts(clauses, cases, "L2")}
+
+
+def case(name, clauses="", body="", result="completed", extra=""):
+    props = '<property name="clauses" value="%s"/>' % clauses if clauses else ""
+    return ('<testcase name="%s" status="run" result="%s" classname="S">%s'
+            '<properties>%s%s</properties></testcase>' % (name, result, body, props, extra))
+
+
+class VerdictHolesTest(unittest.TestCase):
+    """Each way a verdict could promise more than the tests showed."""
+
+    def test_pass_needs_every_judging_test_to_run(self):
+        _, v = verdicts_of(case("Ran", "S3.A.1") + case(
+            "Skipped", "S3.A.1", '<skipped message="no recording view"/>', "skipped"),
+            [clause("S3.A.1")])
+        self.assertEqual(v["S3.A.1"].verdict, V.UNTESTED)
+        self.assertIn("1 of 2 judging tests skipped: no recording view", v["S3.A.1"].detail)
+
+    def test_declared_not_applicable_skips_do_not_count(self):
+        _, v = verdicts_of(case("Ran", "S3.A.1") + case(
+            "Mi1", "S3.A.1", '<skipped message="not applicable: needs MaxInflight &gt;= 2"/>',
+            "skipped"), [clause("S3.A.1")])
+        self.assertEqual(v["S3.A.1"].verdict, V.PASS)
+
+    def test_failures_before_a_skip_count(self):
+        cases, v = verdicts_of(case(
+            "FailsThenSkips", "S3.A.1",
+            '<failure message="m">wrap.cc:10\nExpected: 5\nActual: 4</failure>'
+            '<skipped message="shortened run"/>', "skipped"), [clause("S3.A.1")])
+        self.assertTrue(cases[0].ran)
+        self.assertEqual(v["S3.A.1"].verdict, V.FAIL)
+        self.assertIn("Expected: 5", v["S3.A.1"].detail)
+
+    def test_invariant_fallback_needs_a_dedicated_test(self):
+        _, v = verdicts_of(
+            case("Other", "S3.B.1", extra='<property name="invariants" value="W.INV.1"/>') +
+            case("Dedicated", "W.INV.2", '<skipped message="x"/>', "skipped",
+                 extra='<property name="invariants" value="W.INV.2"/>') +
+            case("Judges", "S3.B.1,W.INV.3", extra='<property name="invariants" value="W.INV.3"/>'),
+            [clause("S3.B.1"), clause("W.INV.1"), clause("W.INV.2"), clause("W.INV.3")])
+        self.assertEqual(v["W.INV.1"].verdict, V.UNTESTED)  # no dedicated test at all
+        self.assertEqual(v["W.INV.2"].verdict, V.UNTESTED)  # its dedicated test skipped
+        self.assertEqual(v["W.INV.3"].verdict, V.PASS)
+        self.assertIn("checked after each of 1 tests", v["W.INV.3"].detail)
+
+    def test_unattributed_failure_is_reported(self):
+        cases, _ = verdicts_of(case("SetUpFailed", "", '<failure message="m">SetUp</failure>'),
+                               [clause("S3.A.1")])
+        self.assertEqual([t.name for t in V.unattributed_failures(cases)], ["SetUpFailed"])
+
+    def test_interpretation_needs_a_listed_reading(self):
+        interp = {"question": "q", "readings": {"A": "a", "B": "b"}, "preferred": "A",
+                  "grading": "g"}
+        _, v = verdicts_of(
+            case("None", "OPEN.X") +
+            case("Unlisted", "OPEN.Y", extra='<property name="reading.OPEN.Y" value="C: c"/>') +
+            case("Listed", "OPEN.Z", extra='<property name="reading.OPEN.Z" value="B: b"/>'),
+            [clause(i, level="INFO", interpretation=interp) for i in ("OPEN.X", "OPEN.Y", "OPEN.Z")])
+        self.assertEqual(v["OPEN.X"].verdict, V.UNTESTED)
+        self.assertIn("no reading", v["OPEN.X"].detail)
+        self.assertEqual(v["OPEN.Y"].verdict, V.UNTESTED)
+        self.assertIn("not one of", v["OPEN.Y"].detail)
+        self.assertEqual(v["OPEN.Z"].verdict, V.INTERPRETATION)
+
+    def test_ambiguities_and_info_never_fail(self):
+        interp = {"question": "q", "readings": {"A": "a"}, "preferred": "A", "grading": "g"}
+        _, v = verdicts_of(case("Fails", "AMB.X,S0.INFO.1,S3.A.1",
+                                '<failure message="m">t.cc:3\nValue of: live()</failure>'),
+                           [clause("AMB.X", level="INFO", interpretation=interp),
+                            clause("S0.INFO.1", level="INFO"), clause("S3.A.1")])
+        self.assertEqual(v["S3.A.1"].verdict, V.FAIL)
+        for cid in ("AMB.X", "S0.INFO.1"):
+            self.assertEqual(v[cid].verdict, V.INTERPRETATION)
+            self.assertIn("deviation from the spec's words", v[cid].detail)
+
+    def test_fail_row_quotes_the_first_failing_assertion(self):
+        _, v = verdicts_of(case("A", "S3.A.1", '<failure message="m">x.cc:7\nExpected equality'
+                                ' of these values:\n  kind()\n    Which is: 0</failure>'),
+                           [clause("S3.A.1")])
+        self.assertIn("mi1:s S.A: x.cc:7 Expected equality of these values: kind() Which is: 0",
+                      v["S3.A.1"].detail)
 
 
 if __name__ == "__main__":
