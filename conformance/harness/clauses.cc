@@ -55,6 +55,12 @@ void record_invariants(std::initializer_list<const char*> ids) {
   ::testing::Test::RecordProperty("invariants", joined);
 }
 
+void record_exercised(std::initializer_list<const char*> ids) {
+  std::string joined;
+  for (const char* id : ids) joined += (joined.empty() ? "" : ",") + std::string(id);
+  ::testing::Test::RecordProperty("exercises", joined);
+}
+
 void record_observation(const std::string& key, const std::string& value) {
   ::testing::Test::RecordProperty(key, value);
 }

@@ -8,6 +8,10 @@
 //     ...
 //   }
 //
+// A test that walks through behaviour another clause governs, without
+// judging it, names that clause apart: its failure never FAILs those.
+//   SPSQ_EXERCISES("S2.FIT.1", "W.ARENA.1");
+//
 // An open point or ambiguity records which reading the implementation showed:
 //   SPSQ_READING("OPEN.ERRIN", "B", "input ERROR poisoned with INVALID_DESCRIPTOR");
 #ifndef SPSQ_CONFORMANCE_HARNESS_CLAUSES_H_
@@ -29,12 +33,17 @@ void record_reading(const char* clause, const char* reading, const std::string& 
 // ones broken go to "invariant_violations" (recorded by the fixture).
 void record_invariants(std::initializer_list<const char*> ids);
 
+// Adds the IDs to the running test's "exercises" property: clauses the test
+// goes through but does not judge.
+void record_exercised(std::initializer_list<const char*> ids);
+
 // Records a free-form property (e.g. "observed.kind").
 void record_observation(const std::string& key, const std::string& value);
 
 }  // namespace spsq_conf
 
 #define SPSQ_CLAUSES(...) ::spsq_conf::record_clauses({__VA_ARGS__})
+#define SPSQ_EXERCISES(...) ::spsq_conf::record_exercised({__VA_ARGS__})
 #define SPSQ_INVARIANTS(...) ::spsq_conf::record_invariants({__VA_ARGS__})
 #define SPSQ_READING(clause, reading, detail) \
   ::spsq_conf::record_reading(clause, reading, detail)

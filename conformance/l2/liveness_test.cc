@@ -36,6 +36,7 @@ TEST_F(Liveness, OutputAcceptsEveryFittingMessageOnceL3ReleasedEverything) {
   // placement under its own clauses, and AMB.ROOM is recorded in
   // interpretations_test.cc.
   SPSQ_CLAUSES("LIVE.1", "W.LIVE.1", "W.LIVE.3");
+  SPSQ_EXERCISES("S2.FIT.1", "W.ARENA.1", "W.ARENA.2", "AMB.ROOM");
   uint64_t checked = 0;
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
     const std::vector<uint64_t> sizes = SizesFor(arena);
@@ -107,6 +108,7 @@ TEST_F(Liveness, BackToBackTrafficKeepsFlowingInBothDirections) {
   // Both directions flow; what can stall here is an output refused on an idle
   // arena, so this judges the producer's liveness only.
   SPSQ_CLAUSES("LIVE.1", "W.LIVE.1");
+  SPSQ_EXERCISES("S0.PURPOSE.1", "S0.USE.1", "LIVE.2");
   // One long-lived queue, sizes cycling so the cursors visit every position.
   QueueParams p;
   p.depth = window_depth();
@@ -136,6 +138,7 @@ TEST_F(Liveness, BackToBackTrafficKeepsFlowingInBothDirections) {
 // idle arena, a message that fits the arena only after the skip.
 TEST_F(Liveness, IdleArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
   SPSQ_CLAUSES("W.LIVE.1", "W.LIVE.3", "LIVE.1");
+  SPSQ_EXERCISES("AMB.ROOM", "W.ARENA.1");
   const uint64_t arena = layout().output_arena_bytes;
   for (uint64_t n : {arena - 32, arena}) {
     Rebuild(q().params());

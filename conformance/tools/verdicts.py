@@ -51,6 +51,11 @@ class TestCase(object):
         return self._list("clauses")
 
     @property
+    def exercises(self):
+        """Clauses the test goes through without judging them."""
+        return self._list("exercises")
+
+    @property
     def invariants(self):
         """Clauses the fixture checked after the test (pass unless violated)."""
         return self._list("invariants")

@@ -235,6 +235,15 @@ class VerdictHolesTest(unittest.TestCase):
             self.assertEqual(v[cid].verdict, V.INTERPRETATION)
             self.assertIn("deviation from the spec's words", v[cid].detail)
 
+    def test_exercised_clauses_are_not_judged(self):
+        _, v = verdicts_of(
+            case("Livelocks", "LIVE.1", '<failure message="m">refused</failure>',
+                 extra='<property name="exercises" value="S2.FIT.1"/>') +
+            case("Places", "S2.FIT.1"),
+            [clause("LIVE.1"), clause("S2.FIT.1")])
+        self.assertEqual(v["LIVE.1"].verdict, V.FAIL)
+        self.assertEqual(v["S2.FIT.1"].verdict, V.PASS)
+
     def test_fail_row_quotes_the_first_failing_assertion(self):
         _, v = verdicts_of(case("A", "S3.A.1", '<failure message="m">x.cc:7\nExpected equality'
                                 ' of these values:\n  kind()\n    Which is: 0</failure>'),
