@@ -186,6 +186,24 @@ def attribute(cases, declared):
     return cases
 
 
+def label_of(path):
+    """The Bazel label of a binary given by its runfiles path."""
+    if path.startswith("external/"):
+        parts = path.split("/")
+        return "@%s//%s:%s" % (parts[1], "/".join(parts[2:-1]), parts[-1])
+    return "//%s:%s" % (os.path.dirname(path), os.path.basename(path))
+
+
+def annotate(cases, path, tag):
+    """Where to look and what to run again, for each failed test."""
+    for case in cases:
+        if case.failures:
+            test = "%s.%s" % (case.suite, case.name)
+            case.properties["rerun"] = "bazel run %s -- --gtest_filter=%s" % (label_of(path), test)
+            case.properties["region_dump"] = "dumps/%s/%s.region" % (tag, test.replace("/", "_"))
+    return cases
+
+
 def run_binary(mi, section, path, workdir, crash_map):
     """TestCases of one binary, isolating tests if the binary dies."""
     tag = "mi%s_%s" % (mi, section)
@@ -275,6 +293,7 @@ def main(argv):
     for spec in args.binary:
         mi, section, path = spec.split(":", 2)
         got, rc = run_binary(mi, section, path, pkg, crash_map)
+        annotate(got, path, "mi%s_%s" % (mi, section))
         cases.extend(got)
         binaries.append({"max_inflight": int(mi), "section": section,
                          "sha256": sha256_file(path), "exit": str(rc), "tests": len(got)})

@@ -206,10 +206,12 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
             failures = [(t.full_name, "\n".join(t.failures), t.properties.get("region", ""))
                         for t in failed]
             first = failed[0]
-            verdicts.append(Verdict(c, FAIL, "%d of %d judging tests failed; first: %s: %s" % (
+            where = "".join("; %s: %s" % (k, first.properties[p]) for k, p in (
+                ("re-run", "rerun"), ("region", "region_dump")) if first.properties.get(p))
+            verdicts.append(Verdict(c, FAIL, "%d of %d judging tests failed; first: %s: %s%s" % (
                 len(failed), len(judged) or len(failed), first.full_name,
-                first_failure_line(first.failures[0]) if first.failures else "invariant broken"),
-                names, failures=failures))
+                first_failure_line(first.failures[0]) if first.failures else "invariant broken",
+                where), names, failures=failures))
             continue
         if covering and not judged:
             why = sorted({t.skip_reason for t in covering})[0]
