@@ -362,7 +362,7 @@ def build_report(res, facts, ir_rows, fuzz_rows, conformance):
         out += ["", "Benchmarks that reported an error (not timed):", ""]
         out += ["- `%s`: %s" % (k, v) for k, v in sorted(res.errors.items())]
 
-    out += ["", "## Targets (issue 8)", ""]
+    out += ["", "## Targets", ""]
     regimes = [("all rounds", res)]
     halves = res.split("limit/cacheline")
     if halves:
