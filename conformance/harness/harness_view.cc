@@ -11,8 +11,9 @@ namespace {
 
 const HarnessViewError kNoStateError = {"harness view has no state"};
 
-void log_entry(ViewState* s, Access a) {
-  if (s->log == nullptr) return;
+void log_entry(ViewState* s, const Access& a_in) {
+  if (s->log == nullptr || s->lean) return;
+  Access a = a_in;
   a.time_ns = VirtualClock::peek();
   s->log->add(a);
 }
@@ -52,6 +53,7 @@ void note_unaccounted(ViewState* s) {
 // The common start of every call. False: the call fails now (already failed
 // view or an injected fault), and has been logged as such.
 bool begin(ViewState* s, ViewCall call, Access* a) {
+  if (s->lean) return !s->failed;  // no shadow diff, no fault plan, nothing logged
   note_unaccounted(s);
   if (s->failed) {
     a->ok = false;
@@ -113,30 +115,8 @@ int32_t* slot(ViewState* s, uint64_t offset) {
 
 void ViewState::fail_now(const char* why) { fail(this, why); }
 
-bool wait_cmp_holds(int32_t observed, uint32_t cmp, int32_t value, bool* known) {
-  *known = true;
-  switch (cmp) {
-    case 0: return observed == value;
-    case 1: return observed != value;
-    case 2: return observed > value;
-    case 3: return observed >= value;
-    case 4: return observed < value;
-    case 5: return observed <= value;
-  }
-  *known = false;
-  return false;
-}
-
 const HarnessViewError& HarnessView::error() const {
   return s_ == nullptr ? kNoStateError : s_->error;
-}
-
-HarnessSpan HarnessView::Payload::span() const {
-  return HarnessSpan{reinterpret_cast<uint64_t>(s_->memory->payload()), s_->payload_span};
-}
-
-HarnessSpan HarnessView::Counter::span() const {
-  return HarnessSpan{reinterpret_cast<uint64_t>(s_->memory->counter()), s_->counter_span};
 }
 
 bool HarnessView::Payload::do_read(uint64_t offset, uint64_t nbytes, uint8_t** addr) {
@@ -151,7 +131,7 @@ bool HarnessView::Payload::do_read(uint64_t offset, uint64_t nbytes, uint8_t** a
   return true;
 }
 
-bool HarnessView::Payload::write(uint64_t offset, const void* src, uint64_t nbytes) {
+bool HarnessView::Payload::do_write(uint64_t offset, const void* src, uint64_t nbytes) {
   Access a;
   a.kind = AccessKind::kWrite;
   a.offset = offset;
@@ -206,15 +186,17 @@ bool HarnessView::Counter::do_test(uint64_t offset, int32_t cmp_value, uint32_t 
   a.op = cmp;
   if (s_ == nullptr || !begin(s_, ViewCall::kTest, &a)) return false;
   if (!counter_slot_ok(s_, offset, "counter test")) return false;
-  const uint64_t now = VirtualClock::peek();
-  if (now != s_->idle_tests_time) {
-    s_->idle_tests_time = now;
-    s_->idle_tests = 0;
-  }
-  if (++s_->idle_tests > HarnessView::kSpinLimit) {
-    violation(s_, RegionMemory::kCounter, offset, 4,
-              "endpoint polls counter().test() without waiting or making progress");
-    return false;
+  if (!s_->lean) {
+    const uint64_t now = VirtualClock::peek();
+    if (now != s_->idle_tests_time) {
+      s_->idle_tests_time = now;
+      s_->idle_tests = 0;
+    }
+    if (++s_->idle_tests > HarnessView::kSpinLimit) {
+      violation(s_, RegionMemory::kCounter, offset, 4,
+                "endpoint polls counter().test() without waiting or making progress");
+      return false;
+    }
   }
   bool known = false;
   *observed = __atomic_load_n(slot(s_, offset), __ATOMIC_ACQUIRE);
@@ -260,6 +242,7 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
     break;
   }
   s_->idle_tests = 0;
+  if (s_->lean) return held;
   a.observed = *observed;
   a.ok = held;
   a.note = "returned at t=" + std::to_string(VirtualClock::peek());

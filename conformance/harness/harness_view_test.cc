@@ -204,6 +204,53 @@ TEST_F(HarnessViewTest, EndlessPollingWithoutWaitingIsCaught) {
   EXPECT_NE(state_.violations[0].find("polls"), std::string::npos);
 }
 
+// Lean mode (the L3 counter wrap's hot path): nothing recorded, no fault
+// plan, no shadow diff, no spin detection; the contract checks remain.
+TEST_F(HarnessViewTest, LeanModeKeepsTheChecksAndRecordsNothing) {
+  state_.lean = true;
+  faults_.arm(ViewCall::kWrite, 1);  // not consulted in lean mode
+  HarnessView v(&state_);
+  const uint8_t b[2] = {4, 5};
+  ASSERT_TRUE(v.payload().write(10, b, 2));
+  EXPECT_EQ(memory_.payload()[11], 5);
+  EXPECT_FALSE(faults_.fired());
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(10, 2, out));
+  static_cast<uint8_t*>(out.local_addr)[0] = 9;  // behind the view's back: no diff
+  ASSERT_TRUE(v.counter().notify(64, 7, TheirNotify::Set));
+  EXPECT_EQ(memory_.load_counter(64), 7);
+  TheirSample s{};
+  for (uint64_t i = 0; i <= HarnessView::kSpinLimit + 1; ++i) {
+    ASSERT_TRUE(v.counter().test(64, 7, TheirCmp::EQ, s)) << "no spin detection, call " << i;
+  }
+  EXPECT_TRUE(s.matched);
+  int32_t seen = 0;
+  const uint64_t t0 = VirtualClock::peek();
+  EXPECT_FALSE(v.counter().wait(64, 8, TheirCmp::EQ, 500, seen));
+  EXPECT_EQ(VirtualClock::peek(), t0 + 500) << "wait keeps its virtual-time semantics";
+  EXPECT_EQ(seen, 7);
+  EXPECT_EQ(log_.size(), 0u) << log_.dump();
+  EXPECT_TRUE(state_.violations.empty());
+  EXPECT_FALSE(v.failed());
+  // Still checked: the stride, the op, the bounds; each fails the view.
+  EXPECT_FALSE(v.counter().notify(4, 1, TheirNotify::Set));
+  ASSERT_EQ(state_.violations.size(), 1u);
+  EXPECT_NE(state_.violations[0].find("signal slot"), std::string::npos);
+  EXPECT_TRUE(v.failed());
+  EXPECT_FALSE(v.payload().write(0, b, 1)) << "a failed view stays failed";
+  ViewState bounds = state_;
+  bounds.failed = false;
+  bounds.violations.clear();
+  EXPECT_FALSE(HarnessView(&bounds).payload().read(255, 2, out));
+  EXPECT_EQ(bounds.violations.size(), 1u) << "out of the payload span";
+  ViewState op = bounds;
+  op.failed = false;
+  op.violations.clear();
+  EXPECT_FALSE(HarnessView(&op).counter().notify(0, 1, static_cast<TheirNotify>(7)));
+  EXPECT_EQ(op.violations.size(), 1u) << "unknown notify op";
+  EXPECT_EQ(log_.size(), 0u) << "violations are not logged in lean mode either";
+}
+
 TEST_F(HarnessViewTest, NoStateMeansFailed) {
   HarnessView v;
   EXPECT_TRUE(v.failed());

@@ -108,6 +108,31 @@ class L3Test : public ::testing::Test {
   }
 };
 
+// The suite's fixture: L3Test plus the helpers the section sources share.
+class L3Suite : public L3Test {
+ protected:
+  // Publishes `n` DATA outputs from the scripted L2.
+  void Outputs(uint64_t n, uint64_t bytes = 8) {
+    for (uint64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(peer().publish_data(Bytes(bytes, static_cast<uint8_t>(i))), Enqueue::kOk);
+    }
+  }
+  void ExpectRejectsEverything(const char* context) {
+    const size_t mark = log().mark();
+    L3Message m;
+    uint8_t buf[64];
+    EXPECT_EQ(l3().try_enqueue(buf, 8), L3Status::kFailed) << context;
+    EXPECT_EQ(l3().enqueue(buf, 8, 1000), L3Status::kFailed) << context;
+    EXPECT_EQ(l3().try_peek(&m), L3Status::kFailed) << context;
+    EXPECT_EQ(l3().peek(1000, &m), L3Status::kFailed) << context;
+    EXPECT_EQ(l3().try_dequeue_into(buf, sizeof(buf), &m), L3Status::kFailed) << context;
+    EXPECT_EQ(l3().try_request_stop(), L3Status::kFailed) << context;
+    if (l3().uses_view()) {
+      EXPECT_EQ(log().shared_accesses_since(mark), 0u) << context << ":\n" << log().dump(mark);
+    }
+  }
+};
+
 }  // namespace spsq_conf
 
 #endif  // SPSQ_CONFORMANCE_L3_L3_FIXTURE_H_
