@@ -29,9 +29,12 @@ class L3Test : public ::testing::Test {
 
   void Rebuild(QueueParams p) {
     Finish("previous queue");
+    l3_ = make_l3_adapter();
+    // An implementation that stores into the memory directly (no view) has
+    // no view writes the shadow copy could account its stores to.
+    if (!l3_->uses_view()) p.shadow = false;
     region_.reset(new QueueRegion(p));
     peer_.reset(new ScriptedL2(&region_->memory(), region_->layout()));
-    l3_ = make_l3_adapter();
     const auto s = region_->scalars();
     ASSERT_TRUE(l3_->open(s.data(), s.size(), region_->view(), &VirtualClock::now_ns))
         << l3_->name() << ": open() refused a valid binding";
