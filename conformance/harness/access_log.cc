@@ -1,5 +1,6 @@
 #include "conformance/harness/access_log.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -65,6 +66,25 @@ size_t AccessLog::count_kind(AccessKind kind, size_t from) const {
 size_t AccessLog::find(const std::function<bool(const Access&)>& pred, size_t from) const {
   for (size_t i = from; i < entries_.size(); ++i) {
     if (pred(entries_[i])) return i;
+  }
+  return npos;
+}
+
+size_t AccessLog::written_by(size_t from, uint64_t off, uint64_t n) const {
+  std::vector<bool> covered(n, false);
+  uint64_t left = n;
+  for (size_t i = from; i < entries_.size() && left != 0; ++i) {
+    const Access& a = entries_[i];
+    if (a.kind != AccessKind::kWrite || !a.ok) continue;
+    const uint64_t lo = std::max(a.offset, off);
+    const uint64_t hi = std::min(a.offset + a.nbytes, off + n);
+    for (uint64_t b = lo; b < hi; ++b) {
+      if (!covered[b - off]) {
+        covered[b - off] = true;
+        --left;
+      }
+    }
+    if (left == 0) return i;
   }
   return npos;
 }

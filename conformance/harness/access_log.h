@@ -73,6 +73,10 @@ class AccessLog {
   size_t count_kind(AccessKind kind, size_t from = 0) const;
   // Index of the first entry at or after `from` matching pred, or npos.
   size_t find(const std::function<bool(const Access&)>& pred, size_t from = 0) const;
+  // Index of the successful payload write at or after `from` by which the
+  // writes together first cover [off, off + n), or npos: a span may be
+  // written (flushed) in one write or in several.
+  size_t written_by(size_t from, uint64_t off, uint64_t n) const;
   static constexpr size_t npos = static_cast<size_t>(-1);
 
   // Readable listing of entries [from, to) (to = npos: the end).

@@ -66,9 +66,7 @@ TEST_F(Interpretation, WhoFlushesTheOutputPayload) {
   const size_t mark = log().mark();
   ASSERT_TRUE(publish(r, wire::kData));
   const uint64_t slot = layout().output_slot(0);
-  const size_t flush = log().find([off](const spsq_conf::Access& a) {
-    return a.ok && a.writes_payload(off, 48);
-  }, mark);
+  const size_t flush = log().written_by(mark, off, 48);  // in one write or several
   const size_t seq = log().find([slot](const spsq_conf::Access& a) {
     return a.kind == AccessKind::kWrite && a.ok && a.offset <= slot && a.offset + a.nbytes > slot;
   }, mark);
@@ -100,7 +98,7 @@ TEST_F(Interpretation, IdleArenaTakesAMessageThatOnlyFitsAfterASkip) {
 }
 
 TEST_F(Interpretation, FullWindowAnswer) {
-  SPSQ_CLAUSES("AMB.WINDOW", "S4.L2IN.2");
+  SPSQ_CLAUSES("AMB.WINDOW", "S4.L2IN.2", "S3.TO.5");
   for (uint64_t i = 0; i <= kN; ++i) ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
   std::vector<Handle> hs(kN);
   for (auto& h : hs) ASSERT_TRUE(try_peek(h));
@@ -109,19 +107,27 @@ TEST_F(Interpretation, FullWindowAnswer) {
   if (!ep().live()) {
     ExpectPoisoned(0, "full window");
     SPSQ_READING("AMB.WINDOW", "C", std::string("poison: ") + wire::kind_name(kind()));
-  } else if (kind() != wire::kKindNone) {
+    return;
+  }
+  if (kind() != wire::kKindNone) {
     SPSQ_READING("AMB.WINDOW", "B", std::string("error without poison: ") + wire::kind_name(kind()));
   } else {
     SPSQ_READING("AMB.WINDOW", "A", "ordinary no-progress");
-    ASSERT_TRUE(release(hs[0]));
-    ASSERT_TRUE(try_peek(extra)) << "the waiting input is acquired once the window opens";
-    EXPECT_EQ(Api::seq(extra), kN + 1);
   }
+  // A and B leave the endpoint live: it goes on, and once the refusal is
+  // behind it ordinary no-progress reads error().kind NONE again (S3.TO.5).
+  ASSERT_TRUE(release(hs[0])) << Api::message(ep());
+  ASSERT_TRUE(try_peek(extra)) << "the waiting input is acquired once the window opens";
+  EXPECT_EQ(Api::seq(extra), kN + 1);
+  ASSERT_TRUE(release(extra));
+  Handle none{};
+  EXPECT_FALSE(try_peek(none)) << "nothing is published";
+  ExpectHealthy("empty input after the full-window refusal");
 }
 
 TEST_F(Interpretation, OutOfOrderReleasedInputAndTheWindow) {
   SPSQ_CLAUSES("AMB.WINDOWPHYS");
-  if (kN < 2) GTEST_SKIP() << "needs MaxInflight >= 2";
+  if (kN < 2) GTEST_SKIP() << "not applicable: needs MaxInflight >= 2";
   for (uint64_t i = 0; i <= kN; ++i) ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
   std::vector<Handle> hs(kN);
   for (auto& h : hs) ASSERT_TRUE(try_peek(h));

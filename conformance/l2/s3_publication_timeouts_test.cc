@@ -172,7 +172,7 @@ TEST_F(Publication, ImpossibleOutputHeadPoisons) {
 
 // Finds the producer-sequence steps of one publish in the log.
 struct PublishSteps {
-  size_t payload = AccessLog::npos;  // write covering the payload span
+  size_t payload = AccessLog::npos;  // write completing the payload span
   size_t fields = AccessLog::npos;   // first write covering bytes 8..31
   size_t seq = AccessLog::npos;      // write covering bytes 0..7
   size_t tail = AccessLog::npos;     // notify of the output tail
@@ -182,10 +182,10 @@ struct PublishSteps {
 PublishSteps FindSteps(const AccessLog& log, size_t from, uint64_t slot, uint64_t off,
                        uint64_t n) {
   PublishSteps s;
+  if (n != 0) s.payload = log.written_by(from, off, n);
   for (size_t i = from; i < log.size(); ++i) {
     const auto& a = log[i];
     if (a.kind == AccessKind::kWrite && a.ok) {
-      if (n != 0 && s.payload == AccessLog::npos && a.writes_payload(off, n)) s.payload = i;
       const bool body = a.offset < slot + 32 && a.offset + a.nbytes > slot + 8;
       const bool seq = a.offset < slot + 8 && a.offset + a.nbytes > slot;
       if (body && s.fields == AccessLog::npos) s.fields = i;
@@ -392,6 +392,10 @@ TEST_F(Publication, ExpiredWaitWithRaisedPeerFlagReportsRemoteAbort) {
     if (op() == wire::kOpTimeout) {
       SPSQ_READING("AMB.TIMEOUTOP", "A", "REMOTE_ABORTED carries op TIMEOUT");
     } else {
+      // Reading B is the operation in progress, not any other op.
+      EXPECT_EQ(op(), wire::kOpInputTryPeek)
+          << "AMB.TIMEOUTOP: REMOTE_ABORTED of a peek carries TIMEOUT (A) or the operation in "
+             "progress, INPUT_TRY_PEEK (B); saw op " << op();
       SPSQ_READING("AMB.TIMEOUTOP", "B", "REMOTE_ABORTED carries op " + std::to_string(op()));
     }
   }
@@ -403,6 +407,14 @@ TEST_F(Publication, ExpiredWaitWithRaisedPeerFlagReportsRemoteAbort) {
   EXPECT_FALSE(reserve(0, 1000, r));
   EXPECT_EQ(kind(), wire::kRemoteAborted);
   EXPECT_EQ(peer().l2_flag(), 0);
+  if (op() == wire::kOpTimeout) {
+    SPSQ_READING("AMB.TIMEOUTOP", "A", "REMOTE_ABORTED carries op TIMEOUT");
+  } else {
+    EXPECT_EQ(op(), wire::kOpOutputTryReserve)
+        << "AMB.TIMEOUTOP: REMOTE_ABORTED of a reserve carries TIMEOUT (A) or the operation in "
+           "progress, OUTPUT_TRY_RESERVE (B); saw op " << op();
+    SPSQ_READING("AMB.TIMEOUTOP", "B", "REMOTE_ABORTED carries op " + std::to_string(op()));
+  }
 }
 
 TEST_F(Publication, PeerFlagBelowOneIsNotRaised) {
