@@ -394,5 +394,37 @@ TEST_F(LayoutDescriptor, InfrastructureFailuresPoisonInsteadOfSendingError) {
   EXPECT_EQ(peer().counter(wire::kOutputTail), 1) << "no ERROR message for a poison";
 }
 
+
+TEST_F(LayoutDescriptor, AnExactFitAtTheArenaEndDoesNotSkip) {
+  SPSQ_CLAUSES("W.ARENA.1", "S2.WRAP.1");
+  // pos + n == arena_bytes fits: only pos + n > arena_bytes skips.
+  const uint64_t half = layout().output_arena_bytes / 2;
+  const uint8_t* base = q().memory().payload();
+  for (uint64_t i = 0; i < 3; ++i) {
+    Reservation r{};
+    ASSERT_TRUE(try_reserve(half, r)) << "output " << i;
+    EXPECT_EQ(Api::payload(r), base + layout().output_arena + (i % 2) * half) << "output " << i;
+    const auto bytes = Bytes(half, static_cast<uint8_t>(i));
+    q().l2_store(Api::payload(r), bytes.data(), bytes.size());
+    ASSERT_TRUE(publish(r, wire::kData));
+    ScriptedL3::Message m;
+    ASSERT_TRUE(peer().poll_output(&m)) << "output " << i;
+    EXPECT_EQ(m.offset, layout().output_arena + (i % 2) * half);
+    peer().release_outputs(1);
+  }
+  const uint64_t in_half = layout().input_arena_bytes / 2;
+  for (uint64_t i = 0; i < 3; ++i) {
+    const uint64_t want = peer().next_input_offset(in_half);
+    EXPECT_EQ(want, layout().input_arena + (i % 2) * in_half) << "the model's own rule";
+    ASSERT_EQ(peer().enqueue_data(Bytes(in_half, static_cast<uint8_t>(i))),
+              ScriptedL3::Enqueue::kOk);
+    Handle h{};
+    ASSERT_TRUE(try_peek(h)) << "input " << i << " ending exactly at the arena end";
+    EXPECT_EQ(Api::payload(h), base + want) << "input " << i;
+    ASSERT_TRUE(release(h));
+  }
+  ExpectHealthy("exact fits");
+}
+
 }  // namespace
 }  // namespace spsq_conf

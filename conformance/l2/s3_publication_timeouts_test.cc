@@ -428,5 +428,45 @@ TEST_F(Publication, PeerFlagBelowOneIsNotRaised) {
   }
 }
 
+
+TEST_F(Publication, AWaitNearTheEndOfTimeStillWaits) {
+  SPSQ_CLAUSES("S3.TO.6", "W.VIEW.3");
+  VirtualClock::reset(~uint64_t{0} - 100000);
+  const uint64_t t0 = VirtualClock::peek();
+  VirtualClock::after(700, [this] {
+    ASSERT_EQ(peer().enqueue_data(Bytes(8, 6)), ScriptedL3::Enqueue::kOk);
+  });
+  Handle h{};
+  ASSERT_TRUE(peek(1000000, h)) << "input published at +700 ns of a wait whose deadline "
+                                   "saturates at 2^64 - 1";
+  EXPECT_EQ(VirtualClock::peek() - t0, 700u);
+  ASSERT_TRUE(release(h));
+  ExpectHealthy("peek near the end of time");
+}
+
+TEST_F(Publication, AnExpiredWaitReturnsAtItsDeadline) {
+  SPSQ_CLAUSES("S3.TO.6", "W.VIEW.3");
+  uint64_t t0 = VirtualClock::peek();
+  Handle h{};
+  EXPECT_FALSE(peek(5000, h));
+  EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "peek returned late or early";
+  for (uint64_t i = 0; i < layout().depth; ++i) ASSERT_TRUE(send(wire::kData, {}));
+  t0 = VirtualClock::peek();
+  Reservation r{};
+  EXPECT_FALSE(reserve(0, 7000, r));
+  EXPECT_EQ(VirtualClock::peek() - t0, 7000u) << "reserve returned late or early";
+  ExpectHealthy("expired waits");
+}
+
+TEST_F(Publication, APeerFlagRaisedDuringTheWaitIsReportedAtExpiry) {
+  SPSQ_CLAUSES("S3.TO.7", "S4.POISON.12");
+  VirtualClock::after(500, [this] { peer().set_initiator_flag(1); });
+  Handle h{};
+  EXPECT_FALSE(peek(1000, h));
+  EXPECT_EQ(kind(), wire::kRemoteAborted) << "flag raised at +500 ns of a 1000 ns wait";
+  EXPECT_FALSE(ep().live());
+  EXPECT_EQ(peer().l2_flag(), 0);
+}
+
 }  // namespace
 }  // namespace spsq_conf

@@ -551,5 +551,132 @@ TEST_F(Ownership, RemoteAbortIsReportedWithoutRaisingTheLocalFlag) {
   EXPECT_EQ(peer().l2_flag(), 0);
 }
 
+
+TEST_F(Ownership, ReleasingAnOutOfOrderReleasedInputAgainPoisons) {
+  SPSQ_CLAUSES("S4.POISON.9", "S4.L2IN.6");
+  if (kN < 2) GTEST_SKIP() << "not applicable: needs MaxInflight >= 2 to hold two inputs";
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(peer().enqueue_data(Bytes(8, 1)), ScriptedL3::Enqueue::kOk);
+  auto hs = Acquire(2);
+  ASSERT_TRUE(release(hs[1]));  // released, still physically owned behind input 1
+  EXPECT_FALSE(release(hs[1])) << "input 2 released twice while input 1 is held";
+  ExpectPoisoned(0, "out-of-order released handle released again");
+  EXPECT_EQ(peer().counter(wire::kInputHead), 0);
+}
+
+TEST_F(Ownership, AStaleHandleWhoseSlotRepeatsAfterAWrapPoisons) {
+  SPSQ_CLAUSES("S4.POISON.9");
+  // Zero-byte messages all carry offset 0 and size 0: once the ring (or an
+  // endpoint's own table) reuses the stale handle's slot, it looks like the
+  // held message but for its seq. Several hold points cover any table size.
+  for (uint64_t extra = 1; extra <= 8; ++extra) {
+    Rebuild(q().params());
+    const uint64_t n = layout().depth + extra;
+    Handle first{}, h{};
+    for (uint64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(peer().enqueue(wire::kData, nullptr, 0), ScriptedL3::Enqueue::kOk);
+      ASSERT_TRUE(try_peek(h)) << "input " << i + 1;
+      if (i == 0) first = h;
+      if (i + 1 < n) {
+        ASSERT_TRUE(release(h));  // the last one stays held
+      }
+    }
+    const int32_t head = peer().counter(wire::kInputHead);
+    EXPECT_FALSE(release(first)) << "seq 1 released again with seq " << n << " held";
+    ExpectPoisoned(0, "stale handle after a ring wrap");
+    EXPECT_EQ(peer().counter(wire::kInputHead), head);
+  }
+}
+
+TEST_F(Ownership, AForgedZeroByteHandlePoisons) {
+  SPSQ_CLAUSES("S4.POISON.9");
+  if (kN < 2) GTEST_SKIP() << "not applicable: needs MaxInflight >= 2 to hold two inputs";
+  ASSERT_EQ(peer().enqueue(wire::kData, nullptr, 0), ScriptedL3::Enqueue::kOk);
+  ASSERT_EQ(peer().enqueue_data(Bytes(8, 2)), ScriptedL3::Enqueue::kOk);
+  auto hs = Acquire(2);
+  Handle forged = hs[0];  // zero-byte, renamed to the 8-byte message
+  Api::forge_seq(forged, Api::seq(hs[1]));
+  EXPECT_FALSE(release(forged)) << "a zero-byte handle forged to seq 2";
+  ExpectPoisoned(0, "forged zero-byte handle");
+  EXPECT_EQ(peer().counter(wire::kInputHead), 0);
+}
+
+TEST_F(Ownership, PublishAfterPoisonPublishesNothing) {
+  SPSQ_CLAUSES("S4.POISON.14");
+  Reservation r{};
+  ASSERT_TRUE(try_reserve(8, r));
+  Handle never{};
+  EXPECT_FALSE(release(never));
+  ExpectPoisoned(0, "release of a handle never acquired");
+  const size_t mark = log().mark();
+  EXPECT_FALSE(publish(r, wire::kData)) << "the reservation was taken before the poison";
+  EXPECT_EQ(peer().counter(wire::kOutputTail), 0);
+  EXPECT_EQ(log().shared_accesses_since(mark), 0u) << log().dump(mark);
+}
+
+TEST_F(Ownership, PublishPoisonRecordsThePublishOp) {
+  SPSQ_CLAUSES("S4.L2OUT.3", "W.ENUM.3");
+  Reservation r{};
+  ASSERT_TRUE(try_reserve(8, r));
+  Reservation forged = r;
+  Api::forge_nbytes(forged, 16);
+  EXPECT_FALSE(publish(forged, wire::kData));
+  ExpectPoisoned(0, "forged reservation (size)");
+  EXPECT_EQ(op(), wire::kOpOutputPublish) << "the poisoning call was publish";
+}
+
+TEST_F(Ownership, ReleasePoisonRecordsTheReleaseOp) {
+  SPSQ_CLAUSES("S4.POISON.9", "W.ENUM.3");
+  ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
+  Handle h{};
+  ASSERT_TRUE(try_peek(h));
+  ASSERT_TRUE(release(h));
+  EXPECT_FALSE(release(h));
+  ExpectPoisoned(0, "handle released twice");
+  EXPECT_EQ(op(), wire::kOpInputRelease) << "the poisoning call was release";
+}
+
+TEST_F(Ownership, FirstPayloadReplayMismatchPoisons) {
+  SPSQ_CLAUSES("S4.POISON.6", "W.ARENA.3");
+  const uint64_t a = layout().input_arena;
+  for (uint64_t off : {a + 8, a + 64}) {
+    Rebuild(q().params());
+    peer().publish_raw(wire::Descriptor{1, wire::kData, off, 8});
+    Handle h{};
+    EXPECT_FALSE(try_peek(h)) << "first message at arena + " << off - a;
+    ExpectPoisoned(wire::kInvalidDescriptor, "payload replay of the first message");
+  }
+}
+
+TEST_F(Ownership, PayloadReplayMismatchAfterASkipPoisons) {
+  SPSQ_CLAUSES("S4.POISON.6", "W.ARENA.3");
+  const uint64_t a = layout().input_arena;
+  const uint64_t bytes = layout().input_arena_bytes;
+  // The second message does not fit the arena tail: the rule places it at a.
+  for (uint64_t off : {a + 16, a + 32}) {
+    Rebuild(q().params());
+    ASSERT_EQ(peer().enqueue_data(Bytes(bytes - 8, 1)), ScriptedL3::Enqueue::kOk);
+    Handle h{};
+    ASSERT_TRUE(try_peek(h));
+    ASSERT_TRUE(release(h));
+    peer().publish_raw(wire::Descriptor{2, wire::kData, off, 16});
+    EXPECT_FALSE(try_peek(h)) << "skipped message at arena + " << off - a;
+    ExpectPoisoned(wire::kInvalidDescriptor, "payload replay after a skip");
+  }
+}
+
+TEST_F(Ownership, ReleaseAfterPoisonReleasesNothing) {
+  SPSQ_CLAUSES("S4.POISON.14");
+  ASSERT_EQ(peer().enqueue_data(Bytes(8, 1)), ScriptedL3::Enqueue::kOk);
+  Handle held{};
+  ASSERT_TRUE(try_peek(held));
+  Reservation never{};
+  EXPECT_FALSE(publish(never, wire::kData));
+  ExpectPoisoned(0, "publish of a reservation never made");
+  const size_t mark = log().mark();
+  EXPECT_FALSE(release(held)) << "the handle was acquired before the poison";
+  EXPECT_EQ(peer().counter(wire::kInputHead), 0);
+  EXPECT_EQ(log().shared_accesses_since(mark), 0u) << log().dump(mark);
+}
+
 }  // namespace
 }  // namespace spsq_conf
