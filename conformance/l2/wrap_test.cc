@@ -189,13 +189,16 @@ class WrapRun {
 #endif
 
 TEST(Wrap, CountersWrapAndTrafficContinuesInBothDirections) {
-  SPSQ_CLAUSES("W.CTR.3", "S3.CTR.1", "S3.CTR.2");
+  SPSQ_CLAUSES("W.CTR.3");
 #ifdef SPSQ_SANITIZED
+  // Not run at all: only the wrap itself goes untested; the other tests judge
+  // the counters below 2^32.
   if (std::getenv("SPSQ_WRAP_MESSAGES") == nullptr) {
     GTEST_SKIP() << "sanitizer build: 2^33 instrumented queue operations take hours; the "
                     "uninstrumented certification runs the wrap";
   }
 #endif
+  SPSQ_CLAUSES("S3.CTR.1", "S3.CTR.2");
   const uint64_t total = MessageCount(WrapRun::Params().depth);
   WrapRun input, output;
   ASSERT_TRUE(input.live());
