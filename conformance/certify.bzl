@@ -18,7 +18,11 @@ views and virtual clock), plus the test `name` that runs them all and turns the
 results into the verdict table, JSON, JUnit XML and a certification package.
 `bazel run :name` prints the table; `bazel test :name` fails unless every
 normative clause the certification judges is PASS (or, with `expect_fail`,
-unless every listed clause is FAIL: how mutants prove the suite's power).
+unless every listed clause is FAIL: how mutants prove the suite's power; or,
+with `expected_verdicts`, unless the verdicts are the listed ones: how legal
+variants prove the suite fails no correct endpoint). A preflight,
+`<name>_contract_check`, compiles before any suite source; the interop stage
+runs the endpoint in a binary of its own against the reference runtime.
 """
 
 ALL_SECTIONS = [
