@@ -32,7 +32,8 @@ fi
 # The queue core as one archive; the linker takes only what a harness uses.
 includes=(-I"$root/core" -I"$root")
 objs=()
-for src in "$root"/core/common/*.cc "$root"/core/aicpu/*.cc "$root"/core/runtime/*.cc; do
+for src in "$root"/core/common/*.cc "$root"/core/aicpu/*.cc "$root"/core/region/*.cc \
+    "$root"/core/runtime/*.cc; do
   [[ -e "$src" && "$src" != *_test.cc ]] || continue
   obj="$work/$(basename "${src%.cc}").o"
   $CXX $CXXFLAGS -std=c++17 "${includes[@]}" -c "$src" -o "$obj"

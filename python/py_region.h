@@ -13,7 +13,7 @@
 #include <mutex>
 #include <utility>
 
-#include "runtime/worker_chip_region.h"
+#include "region/worker_chip_region.h"
 
 namespace spsq_python {
 

@@ -34,8 +34,8 @@
 #include "l3/worker_chip_queue_input.h"
 #include "l3/worker_chip_queue_output.h"
 #include "l3/worker_chip_queue_status.h"
-#include "runtime/region_instance.h"
-#include "runtime/worker_chip_region.h"
+#include "region/region_instance.h"
+#include "region/worker_chip_region.h"
 
 namespace spsc_queue {
 

@@ -10,7 +10,7 @@
 #include "common/region_template.h"
 #include "gtest/gtest.h"
 #include "l3/worker_chip_queue.h"
-#include "runtime/region_instance.h"
+#include "region/region_instance.h"
 #include "testing/recording_view.h"
 #include "testing/virtual_clock.h"
 

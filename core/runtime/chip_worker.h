@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "runtime/l2_task.h"
-#include "runtime/region_instance.h"
+#include "region/region_instance.h"
 #include "runtime/task_args.h"
 
 namespace spsq_runtime {

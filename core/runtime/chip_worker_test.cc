@@ -15,7 +15,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/chip_worker.h"
-#include "runtime/region_instance.h"
+#include "region/region_instance.h"
 #include "runtime/task_args.h"
 
 namespace spsq_runtime {

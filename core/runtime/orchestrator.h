@@ -27,10 +27,10 @@
 #include "common/spsq_error.h"
 #include "l3/worker_chip_queue.h"
 #include "runtime/chip_worker.h"
-#include "runtime/region_instance.h"
+#include "region/region_instance.h"
 #include "runtime/steady_clock.h"
 #include "runtime/task_args.h"
-#include "runtime/worker_chip_region.h"
+#include "region/worker_chip_region.h"
 
 namespace spsq_runtime {
 

@@ -19,7 +19,7 @@
 #include <utility>
 
 #include "common/spsq_error.h"
-#include "runtime/region_instance.h"
+#include "region/region_instance.h"
 
 namespace spsq_runtime {
 

@@ -14,7 +14,7 @@
 #include "common/spsq_error.h"
 #include "common/spsq_layout.h"
 #include "l3/worker_chip_queue.h"
-#include "runtime/region_instance.h"
+#include "region/region_instance.h"
 
 namespace spsq_runtime {
 

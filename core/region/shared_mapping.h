@@ -8,8 +8,8 @@
 //
 // The descriptor is close-on-exec; the chip worker clears that flag only in
 // the child it is about to exec, for the regions that child may touch.
-#ifndef SPSQ_RUNTIME_SHARED_MAPPING_H_
-#define SPSQ_RUNTIME_SHARED_MAPPING_H_
+#ifndef SPSQ_REGION_SHARED_MAPPING_H_
+#define SPSQ_REGION_SHARED_MAPPING_H_
 
 #include <cstdint>
 #include <string>
@@ -48,4 +48,4 @@ class SharedMapping {
 
 }  // namespace spsq_runtime
 
-#endif  // SPSQ_RUNTIME_SHARED_MAPPING_H_
+#endif  // SPSQ_REGION_SHARED_MAPPING_H_

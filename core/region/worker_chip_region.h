@@ -4,15 +4,15 @@
 // own instance as a compatibility escape hatch. free() is logical: it drops
 // this handle's reference, and the memory goes once no submitted L2 task
 // needs it either.
-#ifndef SPSQ_RUNTIME_WORKER_CHIP_REGION_H_
-#define SPSQ_RUNTIME_WORKER_CHIP_REGION_H_
+#ifndef SPSQ_REGION_WORKER_CHIP_REGION_H_
+#define SPSQ_REGION_WORKER_CHIP_REGION_H_
 
 #include <array>
 #include <cstdint>
 #include <memory>
 
 #include "aicpu/region_view_types.h"
-#include "runtime/region_instance.h"
+#include "region/region_instance.h"
 
 namespace spsq_runtime {
 
@@ -58,4 +58,4 @@ class WorkerChipOrchRegion {
 
 }  // namespace spsq_runtime
 
-#endif  // SPSQ_RUNTIME_WORKER_CHIP_REGION_H_
+#endif  // SPSQ_REGION_WORKER_CHIP_REGION_H_

@@ -1,4 +1,4 @@
-#include "runtime/region_instance.h"
+#include "region/region_instance.h"
 
 #include <cinttypes>
 #include <cstdio>

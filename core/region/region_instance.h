@@ -3,8 +3,8 @@
 // still touch the memory holds a shared_ptr to it: the L3 handle until free(),
 // every L2 task submitted while it was alive until that task returned. The
 // last reference unmaps it, so physical cleanup follows the L2 drain.
-#ifndef SPSQ_RUNTIME_REGION_INSTANCE_H_
-#define SPSQ_RUNTIME_REGION_INSTANCE_H_
+#ifndef SPSQ_REGION_REGION_INSTANCE_H_
+#define SPSQ_REGION_REGION_INSTANCE_H_
 
 #include <cstdint>
 #include <memory>
@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "aicpu/region_view_types.h"
-#include "runtime/shared_mapping.h"
+#include "region/shared_mapping.h"
 
 namespace spsq_runtime {
 
@@ -95,4 +95,4 @@ class RegionInstance {
 
 }  // namespace spsq_runtime
 
-#endif  // SPSQ_RUNTIME_REGION_INSTANCE_H_
+#endif  // SPSQ_REGION_REGION_INSTANCE_H_

@@ -1,4 +1,4 @@
-#include "runtime/shared_mapping.h"
+#include "region/shared_mapping.h"
 
 #include <sys/mman.h>
 #include <sys/types.h>
