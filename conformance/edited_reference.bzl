@@ -6,36 +6,10 @@ an #ifdef in the reference). The genrule fails if an edit no longer matches the
 reference, so a refactoring of core/ cannot silently turn an edited endpoint
 back into the reference. Used by mutants (one defect each,
 //conformance/mutants) and legal variants (another allowed choice each,
-//conformance/variants).
+//conformance/variants). The files are the one list of core/reference_files.bzl.
 """
 
-# The reference endpoint (//core:endpoint with //core:wire), relative to core/.
-REFERENCE_FILES = [
-    "aicpu/region_instance_view.cc",
-    "aicpu/region_instance_view.h",
-    "aicpu/region_view_types.h",
-    "common/region_template.h",
-    "common/spsc_queue_endpoint.h",
-    "common/spsq_arena.h",
-    "common/spsq_binding.cc",
-    "common/spsq_binding.h",
-    "common/spsq_clock.h",
-    "common/spsq_constants.cc",
-    "common/spsq_constants.h",
-    "common/spsq_consumer.h",
-    "common/spsq_counter.h",
-    "common/spsq_descriptor.h",
-    "common/spsq_direction.h",
-    "common/spsq_endpoint_state.h",
-    "common/spsq_error.cc",
-    "common/spsq_error.h",
-    "common/spsq_handles.h",
-    "common/spsq_layout.cc",
-    "common/spsq_layout.h",
-    "common/spsq_producer.h",
-    "common/spsq_validate.h",
-    "common/spsq_wire.h",
-]
+load("//core:reference_files.bzl", "REFERENCE_FILES")
 
 def edited_reference(name, edits, visibility = None, kind = "edited reference"):
     """The reference endpoint with `edits` applied.

@@ -26,7 +26,7 @@ LAYERS = {
 
 # The checks over core, which are not part of the layers they check.
 CHECKS = {"//core:core_build_files", "//core:core_dependency_graph", "//core:layering_test",
-          "//core:reference_files_test"}
+          "//core:endpoint_sources", "//core:reference_files_test"}
 
 EDGE = re.compile(r'^\s*"([^"]+)"\s*->\s*"([^"]+)"\s*$')
 NODE = re.compile(r'^\s*"([^"]+)"\s*$')

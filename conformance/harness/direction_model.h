@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "conformance/harness/region_memory.h"
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/wire_model.h"
 
 namespace spsq_conf {
 

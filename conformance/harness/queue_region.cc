@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "conformance/harness/clauses.h"
-#include "conformance/harness/region_decoder.h"
+#include "conformance/model/region_decoder.h"
 #include "conformance/harness/virtual_clock.h"
 #include "gtest/gtest.h"
 

@@ -16,7 +16,7 @@
 #include "conformance/harness/fault_plan.h"
 #include "conformance/harness/harness_view.h"
 #include "conformance/harness/region_memory.h"
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/wire_model.h"
 
 namespace spsq_conf {
 

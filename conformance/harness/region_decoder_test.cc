@@ -1,4 +1,4 @@
-#include "conformance/harness/region_decoder.h"
+#include "conformance/model/region_decoder.h"
 
 #include <string>
 

@@ -10,7 +10,7 @@
 
 #include "conformance/harness/direction_model.h"
 #include "conformance/harness/region_memory.h"
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/wire_model.h"
 
 namespace spsq_conf {
 

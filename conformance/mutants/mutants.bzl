@@ -8,10 +8,29 @@ core/ cannot silently turn a mutant into the reference. The mutant is then
 certified with the same suite, and its test passes only if every clause in
 `expect_fail` comes out FAIL: the suite must catch the defect, clause by
 clause. Legal variants (//conformance/variants) are the mirror image.
+
+The mutant endpoints are a product of this package, not its private test code:
+`mutant_endpoint(name)` names mutant `name`'s library (testonly, visible to
+every package), and any stage may link it against its own instrument. The
+interleaving explorer (//sanitizers/interleave) loads ORDERING_MUTANTS and must
+find a failing schedule for each.
 """
 
 load("//conformance:certify.bzl", "spsq_l2_certification")
 load("//conformance:edited_reference.bzl", "edited_reference")
+
+# Mutants whose defect is an ordering or capacity bug: a schedule explorer that
+# drives an endpoint against a wire-level peer must catch each of them.
+ORDERING_MUTANTS = [
+    "tail_before_seq",
+    "capacity_depth_minus_1",
+    "head_out_of_fifo",
+]
+
+def mutant_endpoint(name):
+    """The label of mutant `name`'s endpoint: "common/..." and "aicpu/..." headers
+    like //core:endpoint, with the mutant's defect. Testonly."""
+    return "//conformance/mutants:%s_impl" % name
 
 def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], description = ""):
     """Builds and certifies one mutant.
@@ -28,8 +47,8 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
     edited_reference(
         name = name,
         edits = edits,
-        # The interleaving explorer and the differential fuzzer run mutants too.
-        visibility = ["//conformance:__subpackages__", "//fuzz:__subpackages__", "//sanitizers:__subpackages__"],
+        # A product every stage may link (see the file's docstring).
+        visibility = ["//visibility:public"],
         kind = "mutant",
     )
     spsq_l2_certification(

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/region_decoder.h"
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/region_decoder.h"
+#include "conformance/model/wire_model.h"
 #include "tools/cli_parse.h"
 
 namespace spsq_tools {

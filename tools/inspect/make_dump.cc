@@ -8,7 +8,7 @@
 #include "conformance/harness/region_memory.h"
 #include "conformance/harness/scripted_l2.h"
 #include "conformance/harness/scripted_l3.h"
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/wire_model.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

@@ -1,4 +1,4 @@
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/wire_model.h"
 
 namespace spsq_conf {
 namespace wire {

@@ -1,6 +1,6 @@
 // The harness's wire model against the numbers written in the spec and the
 // wire contract (never against an implementation).
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/wire_model.h"
 
 #include <cstdint>
 #include <limits>
