@@ -3,13 +3,13 @@
 
 The report has: the machine, one table of ratios (SPSQ against every anchor
 and against the limits), the anchors' absolute numbers, the issue's targets
-with a verdict each, single-thread instruction counts per message (callgrind,
-when valgrind is installed), and the cost of the harness itself (exec/s of
-every fuzzer, wall time of the conformance suite). Everything is measured,
-nothing is asserted: the exit status only says whether the run worked.
+with a verdict each, and single-thread instruction counts per message
+(callgrind, when valgrind is installed). Everything is measured, nothing is
+asserted: the exit status only says whether the run worked. The harness's own
+cost has its tools: `tools/fuzz bench` (exec/s per fuzzer) and
+`tools/suite_time` (wall time of the conformance suite).
 
 Usage: tools/bench [--quick] [--rounds N] [--min-time S] [--filter RE]
-                   [--fuzz-seconds S] [--skip-fuzz] [--skip-conformance]
                    [--skip-callgrind] [--out FILE]
 """
 
@@ -152,109 +152,6 @@ def instructions_per_message(hotpath, channel, nbytes):
     return (ir(3000) - ir(1000)) / 2000.0
 
 
-# --- harness cost ----------------------------------------------------------
-
-def fuzz_targets(output_base):
-    res = bazel(output_base, ["query", "attr(tags, fuzz_regression, tests(//fuzz/...))"],
-                check=False)
-    names = []
-    for line in (res.stdout or "").splitlines():
-        m = re.match(r"^//fuzz:(\S+)_regression$", line.strip())
-        if m:
-            names.append(m.group(1))
-    return sorted(names)
-
-
-def fuzzer_options(name):
-    """[libfuzzer] keys of fuzz/<name>.options and corpora/<name>/<name>.dict, as flags:
-    the settings the fuzzer runs with elsewhere, so its exec/s is comparable."""
-    flags, section = [], None
-    path = os.path.join(ROOT, "fuzz", name + ".options")
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                line = line.split("#")[0].strip()
-                if line.startswith("["):
-                    section = line.strip("[]").strip()
-                elif "=" in line and section == "libfuzzer":
-                    k, v = (x.strip() for x in line.split("=", 1))
-                    flags.append("-%s=%s" % (k, v))
-    d = os.path.join(ROOT, "corpora", name, name + ".dict")
-    if os.path.exists(d):
-        flags.append("-dict=" + d)
-    return flags
-
-
-def repo_corpora(name):
-    out = []
-    for sub in ("seeds", "corpus", "regressions"):
-        d = os.path.join(ROOT, "corpora", name, sub)
-        if os.path.isdir(d) and os.listdir(d):
-            out.append(d)
-    return out
-
-
-def run_fuzzers(output_base, seconds):
-    rows = []
-    targets = fuzz_targets(output_base)
-    if not targets:
-        return [("(none)", None, "no spsq_fuzz_target found under //fuzz")]
-    bin_dir = None
-    for name in targets:
-        log("fuzzer %s: build" % name)
-        res = bazel(output_base, ["build", "--config=libfuzzer", "//fuzz:" + name], check=False)
-        if res.returncode != 0:
-            err = [l for l in res.stdout.splitlines() if "error" in l.lower()]
-            rows.append((name, None, "does not build yet: " + (err[0][:120] if err else "see bazel")))
-            continue
-        if bin_dir is None:
-            bin_dir = bazel_bin(output_base, ["--config=libfuzzer"])
-        # New inputs go to a scratch dir; the repo corpora are read-only inputs.
-        scratch = tempfile.mkdtemp(prefix="spsq_fuzz_%s_" % name)
-        log("fuzzer %s: %ds" % (name, seconds))
-        cmd = [os.path.join(bin_dir, "fuzz", name), "-max_total_time=%d" % seconds,
-               "-print_final_stats=1", "-artifact_prefix=" + scratch + "/"]
-        cmd += fuzzer_options(name) + [scratch] + repo_corpora(name)
-        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        shutil.rmtree(scratch, ignore_errors=True)
-        m = re.search(r"stat::average_exec_per_sec:\s*(\d+)", res.stdout)
-        runs = re.search(r"stat::number_of_executed_units:\s*(\d+)", res.stdout)
-        note = "%s runs in %ds" % (runs.group(1) if runs else "?", seconds)
-        if res.returncode != 0:
-            note += "; exited %d (a finding: see the fuzzer)" % res.returncode
-        rows.append((name, int(m.group(1)) if m else None, note))
-    return rows
-
-
-def time_conformance(output_base, build_timeout):
-    """Wall time of `bazel test //conformance/...` with the build done beforehand and
-    test results not cached. Targets that do not build yet are skipped and named."""
-    log("conformance: build (up to %ds)" % build_timeout)
-    try:
-        build = bazel(output_base, ["build", "--keep_going", "//conformance/..."], check=False,
-                      timeout=build_timeout)
-    except subprocess.TimeoutExpired:
-        return None, "build took over %ds; not timed" % build_timeout
-    if build.returncode not in (0, 1):
-        return None, "does not build yet (exit %d)" % build.returncode
-    log("conformance: test")
-    start = time.monotonic()
-    res = bazel(output_base, ["test", "--keep_going", "--nocache_test_results", "//conformance/..."],
-                check=False)
-    wall = time.monotonic() - start
-    if res.returncode == 4 or "No test targets were found" in res.stdout:
-        return None, "no test targets yet"
-    m = re.search(r"Executed (\d+) out of (\d+) tests?: (.*)", res.stdout)
-    note = m.group(0) if m else "exit %d" % res.returncode
-    broken = sorted(set(re.findall(r"^(//conformance\S+)\s+(?:FAILED TO BUILD|NO STATUS)",
-                                   res.stdout, re.M)))
-    if broken:
-        note += "; not built yet: " + ", ".join(broken)
-    elif res.returncode != 0:
-        note += " (suite not green)"
-    return wall, note
-
-
 # --- report ----------------------------------------------------------------
 
 def machine_facts(rounds, min_time):
@@ -310,7 +207,7 @@ def bytes_of(res, name):
     return None if r is None else r * int(name.rsplit("/", 1)[1])
 
 
-def build_report(res, facts, ir_rows, fuzz_rows, conformance):
+def build_report(res, facts, ir_rows):
     out = ["# SPSQ benchmark report", ""]
     out += ["- " + f for f in facts]
     out += ["", "## Ratios", "",
@@ -409,13 +306,6 @@ def build_report(res, facts, ir_rows, fuzz_rows, conformance):
                 "| channel | Ir / message |", "|---|---|"]
         out += ["| %s | %s |" % (c, "n/a" if v is None else "%.0f" % v) for c, v in ir_rows]
 
-    out += ["", "## Cost of the harness", "", "| item | measured | note |", "|---|---|---|"]
-    for name, execs, note in fuzz_rows:
-        out.append("| fuzzer `%s` (libFuzzer, ASan+UBSan) | %s | %s |" % (
-            name, "n/a" if execs is None else "%d exec/s" % execs, note))
-    wall, note = conformance
-    out.append("| `bazel test //conformance/...` wall time | %s | %s |" % (
-        "n/a" if wall is None else "%.1f s" % wall, note))
     out.append("")
     out.append("- load average at end: %.2f %.2f %.2f" % os.getloadavg())
     return "\n".join(out) + "\n"
@@ -430,28 +320,22 @@ def verdict(x, ok):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true",
-                   help="2 short rounds, 2 s fuzzers: for trying the script")
+                   help="2 short rounds: for trying the script")
     p.add_argument("--rounds", type=int, default=15,
                    help="passes over all benchmarks (default 15)")
     p.add_argument("--min-time", type=float, default=0.1,
                    help="seconds per benchmark per round (default 0.1)")
     p.add_argument("--filter", default="", help="benchmark regex (default: all)")
-    p.add_argument("--fuzz-seconds", type=int, default=5)
-    p.add_argument("--skip-fuzz", action="store_true")
-    p.add_argument("--skip-conformance", action="store_true")
-    p.add_argument("--conformance-build-timeout", type=int, default=1800,
-                   help="seconds the conformance build may take before it is skipped")
     p.add_argument("--skip-callgrind", action="store_true")
     p.add_argument("--out", default="", help="also write the report to this file")
     args = p.parse_args()
     if args.quick:
-        args.rounds, args.min_time, args.fuzz_seconds = 2, 0.03, 2
-    if args.rounds < 1 or args.min_time <= 0 or args.fuzz_seconds < 1:
-        p.error("--rounds, --min-time and --fuzz-seconds must be positive")
+        args.rounds, args.min_time = 2, 0.03
+    if args.rounds < 1 or args.min_time <= 0:
+        p.error("--rounds and --min-time must be positive")
 
     cache = os.path.expanduser("~/.cache")
     ob = os.environ.get("SPSQ_BENCH_OUTPUT_BASE", os.path.join(cache, "bazel_ob_bench"))
-    fuzz_ob = os.environ.get("SPSQ_BENCH_FUZZ_OUTPUT_BASE", os.path.join(cache, "bazel_ob_bench_fuzz"))
 
     facts = machine_facts(args.rounds, args.min_time)
     log("build (opt)")
@@ -469,10 +353,10 @@ def main():
                      % (spread[0], spread[1], res.ns("limit/cacheline")))
 
     # The report is rewritten after every phase, so a late failure loses nothing.
-    ir_rows, fuzz_rows, conformance = [], [("(pending)", None, "")], (None, "pending")
+    ir_rows = []
 
     def emit(final=False):
-        report = build_report(res, facts, ir_rows, fuzz_rows, conformance)
+        report = build_report(res, facts, ir_rows)
         if args.out:
             with open(args.out, "w") as f:
                 f.write(report)
@@ -489,12 +373,6 @@ def main():
                     os.path.join(bin_dir, "bench", "hotpath"), ch, 64)))
         else:
             ir_rows.append(("(valgrind not installed)", None))
-    emit()
-    fuzz_rows = [("(skipped)", None, "--skip-fuzz")] if args.skip_fuzz else run_fuzzers(
-        fuzz_ob, args.fuzz_seconds)
-    emit()
-    conformance = (None, "skipped") if args.skip_conformance else time_conformance(
-        ob, args.conformance_build_timeout)
     emit(final=True)
     return 1 if res.errors else 0
 

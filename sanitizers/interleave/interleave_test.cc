@@ -3,7 +3,8 @@
 // SPSQ_EXPECT_BUG defined (mutant builds) the test instead requires that the
 // explorer finds a failing schedule and that replaying it fails the same way.
 //
-// Replay a printed schedule: SPSQ_REPLAY=<scenario>:<0/1 decisions> <test>.
+// Replay a printed schedule: SPSQ_REPLAY=<scenario>:<0/1 decisions> <test>;
+// the replay test fails when the schedule fails.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -56,7 +57,8 @@ TEST(Interleave, ReplayFromEnvironment) {
     if (text.substr(0, colon) != c.spec.name) continue;
     const ExploreResult r = replay(factory(c), schedule, options());
     std::printf("replay %s: %s\n", c.spec.name, r.failed ? r.failure.c_str() : "passed");
-    SUCCEED();
+    // A replay judges the schedule like the exploration does: a failing one fails.
+    EXPECT_FALSE(r.failed) << "replay " << c.spec.name << " failed: " << r.failure;
     return;
   }
   FAIL() << "unknown scenario " << text.substr(0, colon);
