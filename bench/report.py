@@ -2,7 +2,7 @@
 """Runs the SPSQ benchmarks in rounds and prints one Markdown report.
 
 The report has: the machine, one table of ratios (SPSQ against every anchor
-and against the limits), the anchors' absolute numbers, the issue's targets
+and against the limits), the anchors' absolute numbers, the performance targets
 with a verdict each, and single-thread instruction counts per message
 (callgrind, when valgrind is installed). Everything is measured, nothing is
 asserted: the exit status only says whether the run worked. The harness's own

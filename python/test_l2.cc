@@ -6,6 +6,7 @@
 
 #include "aicpu/region_instance_view.h"
 #include "common/region_template.h"
+#include "runtime/l2_binding.h"
 
 namespace spsq_python {
 namespace {
@@ -30,19 +31,12 @@ void log_failure(const Endpoint& queue, const char* task, const char* what) {
 template <class Body>
 void with_endpoint(const spsq_runtime::TaskArgs& args, const char* task, Body&& body) {
   const spsc_queue::MonotonicClock clock{&RegionInstanceView::steady_now_ns};
-  uint64_t scalars[spsc_queue::kSpscQueueEndpointBindingScalarCount];
-  for (size_t i = 0; i < spsc_queue::kSpscQueueEndpointBindingScalarCount; ++i) {
-    scalars[i] = args.scalar(static_cast<int32_t>(i));
-  }
   spsc_queue::SpscQueueEndpointBinding binding{};
-  if (!spsc_queue::decode_endpoint_binding(
-          scalars, spsc_queue::kSpscQueueEndpointBindingScalarCount, &binding)) {
+  if (!spsq_runtime::decode_task_binding(args, &binding)) {
     std::fprintf(stderr, "L2 %s: the ten binding scalars do not decode\n", task);
     return;
   }
-  RegionInstanceView view(RegionPartLocalSpan{binding.payload_base, binding.payload_bytes},
-                          RegionPartLocalSpan{binding.counter_base, binding.counter_bytes});
-  Endpoint queue(binding, std::move(view), clock);
+  Endpoint queue(binding, spsq_runtime::binding_view(binding), clock);
   if (!queue.live()) {
     log_failure(queue, task, "endpoint construction");
     return;

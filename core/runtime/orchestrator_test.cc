@@ -13,6 +13,7 @@
 #include "aicpu/region_instance_view.h"
 #include "common/region_template.h"
 #include "gtest/gtest.h"
+#include "runtime/l2_binding.h"
 #include "runtime/orchestrator.h"
 #include "runtime/region_template_coordinator.h"
 #include "runtime/spsc_queue_region_template.h"
@@ -58,15 +59,8 @@ TaskArgs args_for(const WorkerChipQueue& q) {
 // but the region memory named by its scalars.
 void echo_l2(const TaskArgs& orch_args, const ChipCallConfig&) {
   const spsc_queue::MonotonicClock clock{&RegionInstanceView::steady_now_ns};
-  uint64_t scalars[spsc_queue::kSpscQueueEndpointBindingScalarCount];
-  for (size_t i = 0; i < spsc_queue::kSpscQueueEndpointBindingScalarCount; ++i) {
-    scalars[i] = orch_args.scalar(static_cast<int32_t>(i));
-  }
   spsc_queue::SpscQueueEndpointBinding binding{};
-  if (!spsc_queue::decode_endpoint_binding(
-          scalars, spsc_queue::kSpscQueueEndpointBindingScalarCount, &binding)) {
-    return;
-  }
+  if (!spsq_runtime::decode_task_binding(orch_args, &binding)) return;
   if (orch_args.scalar_count() >= 12) {
     RegionInstanceView gate(RegionPartLocalSpan{}, RegionPartLocalSpan{orch_args.scalar(10),
                                                                        orch_args.scalar(11)},
@@ -74,9 +68,8 @@ void echo_l2(const TaskArgs& orch_args, const ChipCallConfig&) {
     int32_t observed = 0;
     if (!gate.counter().wait(0, 1, RegionWaitCmp::EQ, kL2TimeoutNs, observed)) return;
   }
-  RegionInstanceView view(RegionPartLocalSpan{binding.payload_base, binding.payload_bytes},
-                          RegionPartLocalSpan{binding.counter_base, binding.counter_bytes});
-  spsc_queue::SpscQueueEndpoint<RegionInstanceView> queue(binding, std::move(view), clock);
+  spsc_queue::SpscQueueEndpoint<RegionInstanceView> queue(
+      binding, spsq_runtime::binding_view(binding), clock);
   if (!queue.live()) return;
   while (!queue.input().drained()) {
     spsc_queue::SpscQueueInputHandle h{};

@@ -10,7 +10,7 @@
 namespace worker_chip_message_queue {
 namespace {
 
-// Built from the numbers alone, without the example's own helpers.
+// Built from spec section 5's numbers alone, without the example's own helpers.
 std::vector<uint8_t> expected_output(uint64_t request_id, uint64_t kind, uint64_t aux,
                                      float base, float per_column) {
   std::vector<uint8_t> v(64 + 128 * 128 * 4, 0);
