@@ -30,6 +30,7 @@
 #include "fuzz/fuzz_clock.h"
 #include "fuzz/fuzz_region.h"
 #include "fuzz/fuzz_view.h"
+#include "fuzz/hostile_peer.h"
 #include "fuzz/l2_stream_input.h"
 #include "fuzz/wire_model.h"
 
@@ -126,32 +127,17 @@ struct World {
   }
   void craft(uint8_t op, uint8_t off_mode, uint16_t n, uint8_t seq_mode) {
     if (!refresh_head() || l3_pub - l3_head >= lay.depth) return;
-    const uint64_t nbytes = n % (lay.input_arena_bytes + 65);
-    const Placement p = place(l3_cursor, nbytes, lay.input_arena, lay.input_arena_bytes);
-    ModelDesc d{l3_pub + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
-    if (off_mode % 4 == 1) d.offset += (off_mode & 0x80) ? (n & 63) : 0 - uint64_t(n & 63);
-    if (off_mode % 4 == 2) d.offset = n;
-    if (off_mode % 4 == 3) d.offset = lay.input_arena;
-    if (seq_mode % 4 == 1) d.seq -= 1;
-    if (seq_mode % 4 == 2) d.seq += 1;
-    if (seq_mode % 4 == 3) d.seq = 0;
-    uint64_t next = l3_cursor;
-    if (desc_valid(input_of(lay), d, l3_pub, l3_cursor, &next)) l3_cursor = next;
+    const ModelDesc d =
+        hostile_next_descriptor(input_of(lay), l3_pub, &l3_cursor, op, off_mode, n, seq_mode);
     publish_input(d);
     cursor_after.push_back(l3_cursor);
     if (d.opcode == kOpStop) stop_sent = true;
   }
   void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
-    const uint32_t cur = static_cast<uint32_t>(region.counter(off));
-    const uint32_t next = mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v;
-    region.set_counter(off, static_cast<int32_t>(next));
+    spsq_fuzz::hostile_counter(region, off, mode, v);
   }
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
-    const uint64_t s = slot % (2 * lay.depth);
-    uint8_t* p = region.payload() + (s < lay.depth ? lay.input_ring : lay.output_ring) +
-                 (s % lay.depth) * 32 + field * 8;
-    const uint64_t cur = get64(p);
-    put64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
+    hostile_descriptor(region, lay, slot, field, mode, v);
   }
 
   static void hook_send(void* self) {

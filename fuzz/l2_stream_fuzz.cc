@@ -31,6 +31,7 @@
 #include "fuzz/fuzz_clock.h"
 #include "fuzz/fuzz_region.h"
 #include "fuzz/fuzz_view.h"
+#include "fuzz/hostile_peer.h"
 #include "fuzz/l2_stream_input.h"
 #include "fuzz/wire_model.h"
 
@@ -262,19 +263,18 @@ class L2Stream {
         break;
       }
       case kHostileCounter: {
-        const uint8_t slot = in.u8() % 6, mode = in.u8();
-        hostile_counter(slot * 64, mode, in.u32());
+        const HostileCounterStep a = HostileCounterStep::read(in);
+        hostile_counter(a.off, a.mode, a.v);
         break;
       }
       case kHostileDesc: {
-        const uint8_t slot = in.u8(), field = in.u8() % 4, mode = in.u8();
-        hostile_desc(slot, field, mode, in.u64());
+        const HostileDescriptorStep a = HostileDescriptorStep::read(in);
+        hostile_desc(a.slot, a.field, a.mode, a.v);
         break;
       }
       case kHostileCraft: {
-        const uint8_t op = in.u8(), off_mode = in.u8();
-        const uint16_t n = in.u16();
-        hostile_craft(op, off_mode, n, in.u8());
+        const HostileCraftStep a = HostileCraftStep::read(in);
+        hostile_craft(a.op, a.off_mode, a.n, a.seq_mode);
         break;
       }
       case kHostileScribble: {
@@ -736,33 +736,19 @@ class L2Stream {
 
   void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
     hostile_ = true;
-    const int32_t cur = region_.counter(off);
-    int32_t next;
-    if (mode % 3 == 0) {
-      next = static_cast<int32_t>(static_cast<uint32_t>(cur) + v % 16);
-    } else if (mode % 3 == 1) {
-      next = static_cast<int32_t>(static_cast<uint32_t>(cur) - v % 16);
-    } else {
-      next = static_cast<int32_t>(v);
-    }
-    region_.set_counter(off, next);
-    if (off == kInputTail || off == kInputHead) input_counters_tampered_ = true;
-    if (off == kOutputTail || off == kOutputHead) output_counters_tampered_ = true;
+    note_touched(spsq_fuzz::hostile_counter(region_, off, mode, v));
   }
 
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
     hostile_ = true;
-    const uint64_t s = slot % (2 * lay_.depth);
-    const uint64_t off =
-        (s < lay_.depth ? lay_.input_ring : lay_.output_ring) + (s % lay_.depth) * 32;
-    uint8_t* p = region_.payload() + off + field * 8;
-    const uint64_t cur = get64(p);
-    put64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
-    if (s < lay_.depth) {
-      input_desc_tampered_ = true;
-    } else {
-      output_area_tampered_ = true;
-    }
+    note_touched(hostile_descriptor(region_, lay_, slot, field, mode, v));
+  }
+
+  void note_touched(uint32_t touched) {
+    if (touched & kTouchedInputCounters) input_counters_tampered_ = true;
+    if (touched & kTouchedOutputCounters) output_counters_tampered_ = true;
+    if (touched & kTouchedInputRing) input_desc_tampered_ = true;
+    if (touched & kTouchedOutputRing) output_area_tampered_ = true;
   }
 
   // Publishes the next input descriptor with chosen fields (honest tail bump).
@@ -775,41 +761,8 @@ class L2Stream {
     l3_head_ = head;
     if (l3_pub_ - l3_head_ >= lay_.depth) return;  // even a hostile L3 keeps the ring sane here
     hostile_ = true;
-    const uint64_t nbytes = n % (lay_.input_arena_bytes + 65);
-    const Placement p = place(l3_cursor_, nbytes, lay_.input_arena, lay_.input_arena_bytes);
-    ModelDesc d{l3_pub_ + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
-    switch (off_mode % 4) {
-      case 0:
-        break;
-      case 1:
-        if (off_mode & 0x80) {
-          d.offset += n & 63;
-        } else {
-          d.offset -= n & 63;
-        }
-        break;
-      case 2:
-        d.offset = n;
-        break;
-      case 3:
-        d.offset = lay_.input_arena;
-        break;
-    }
-    switch (seq_mode % 4) {
-      case 0:
-        break;
-      case 1:
-        d.seq -= 1;
-        break;
-      case 2:
-        d.seq += 1;
-        break;
-      case 3:
-        d.seq = 0;
-        break;
-    }
-    uint64_t next = l3_cursor_;
-    if (desc_valid(input_of(lay_), d, l3_pub_, l3_cursor_, &next)) l3_cursor_ = next;
+    const ModelDesc d =
+        hostile_next_descriptor(input_of(lay_), l3_pub_, &l3_cursor_, op, off_mode, n, seq_mode);
     publish_input(d);
     sent_.push_back(Sent{d.opcode, d.offset, d.nbytes, true});
     cursor_after_.push_back(l3_cursor_);

@@ -33,6 +33,7 @@
 #include "fuzz/fuzz_clock.h"
 #include "fuzz/fuzz_region.h"
 #include "fuzz/fuzz_view.h"
+#include "fuzz/hostile_peer.h"
 #include "fuzz/l3_stream_input.h"
 #include "fuzz/wire_model.h"
 #include "l3/worker_chip_queue.h"
@@ -219,19 +220,18 @@ class L3Stream {
         break;
       }
       case kL3HostileCounter: {
-        const uint8_t slot = in.u8() % 6, mode = in.u8();
-        hostile_counter(slot * 64, mode, in.u32());
+        const HostileCounterStep a = HostileCounterStep::read(in);
+        hostile_counter(a.off, a.mode, a.v);
         break;
       }
       case kL3HostileDesc: {
-        const uint8_t slot = in.u8(), field = in.u8() % 4, mode = in.u8();
-        hostile_desc(slot, field, mode, in.u64());
+        const HostileDescriptorStep a = HostileDescriptorStep::read(in);
+        hostile_desc(a.slot, a.field, a.mode, a.v);
         break;
       }
       case kL3HostileCraft: {
-        const uint8_t op = in.u8(), off_mode = in.u8();
-        const uint16_t n = in.u16();
-        hostile_craft(op, off_mode, n, in.u8());
+        const HostileCraftStep a = HostileCraftStep::read(in);
+        hostile_craft(a.op, a.off_mode, a.n, a.seq_mode);
         break;
       }
       case kL3HostileScribble: {
@@ -722,26 +722,19 @@ class L3Stream {
 
   void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
     hostile_ = true;
-    const uint32_t cur = static_cast<uint32_t>(region_.counter(off));
-    const uint32_t next = mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v;
-    region_.set_counter(off, static_cast<int32_t>(next));
-    if (off == kInputTail || off == kInputHead) input_counters_tampered_ = true;
-    if (off == kOutputTail || off == kOutputHead) output_counters_tampered_ = true;
+    note_touched(spsq_fuzz::hostile_counter(region_, off, mode, v));
   }
 
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
     hostile_ = true;
-    const uint64_t s = slot % (2 * lay_.depth);
-    const uint64_t off =
-        (s < lay_.depth ? lay_.input_ring : lay_.output_ring) + (s % lay_.depth) * 32;
-    uint8_t* p = region_.payload() + off + field * 8;
-    const uint64_t cur = get64(p);
-    put64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
-    if (s < lay_.depth) {
-      input_area_tampered_ = true;
-    } else {
-      out_desc_tampered_ = true;
-    }
+    note_touched(hostile_descriptor(region_, lay_, slot, field, mode, v));
+  }
+
+  void note_touched(uint32_t touched) {
+    if (touched & kTouchedInputCounters) input_counters_tampered_ = true;
+    if (touched & kTouchedOutputCounters) output_counters_tampered_ = true;
+    if (touched & kTouchedInputRing) input_area_tampered_ = true;
+    if (touched & kTouchedOutputRing) out_desc_tampered_ = true;
   }
 
   void hostile_craft(uint8_t op, uint8_t off_mode, uint16_t n, uint8_t seq_mode) {
@@ -755,31 +748,8 @@ class L3Stream {
     if (out_pub_ - head >= lay_.depth) return;  // even a hostile L2 keeps the ring sane here
     hostile_ = true;
     out_desc_tampered_ = true;
-    const uint64_t nbytes = n % (lay_.output_arena_bytes + 65);
-    const Placement p = place(out_cursor_, nbytes, lay_.output_arena, lay_.output_arena_bytes);
-    ModelDesc d{out_pub_ + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
-    switch (off_mode % 4) {
-      case 1:
-        if (off_mode & 0x80) {
-          d.offset += n & 63;
-        } else {
-          d.offset -= n & 63;
-        }
-        break;
-      case 2:
-        d.offset = n;
-        break;
-      case 3:
-        d.offset = lay_.output_arena;
-        break;
-      default:
-        break;
-    }
-    if (seq_mode % 4 == 1) d.seq -= 1;
-    if (seq_mode % 4 == 2) d.seq += 1;
-    if (seq_mode % 4 == 3) d.seq = 0;
-    uint64_t next = out_cursor_;
-    if (desc_valid(output_of(lay_), d, out_pub_, out_cursor_, &next)) out_cursor_ = next;
+    const ModelDesc d = hostile_next_descriptor(output_of(lay_), out_pub_, &out_cursor_, op,
+                                                off_mode, n, seq_mode);
     publish_output(d);
     out_sent_.push_back(Msg{d.opcode, d.offset, d.nbytes});
     out_cursor_after_.push_back(out_cursor_);

@@ -6,6 +6,7 @@ packages=(
   bazel-bootstrap bazel-bootstrap-source g++ clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev afl++ libboost-dev
   libreaderwriterqueue-dev pybind11-dev python3-dev python3
+  chromium  # the browser test of report.html
 )
 missing=()
 for p in "${packages[@]}"; do

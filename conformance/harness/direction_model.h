@@ -88,6 +88,8 @@ class ModelConsumer {
   std::vector<Message> drain();
   uint64_t taken() const { return next_; }
   uint64_t released() const { return head_; }
+  // The arena cursor after the last message taken (cumulative, like the producer's).
+  uint64_t cursor() const { return cursor_; }
   void set_head(int32_t raw);
 
  private:

@@ -60,6 +60,7 @@ class ScriptedL3 {
   std::vector<Message> drain_outputs() { return output_.drain(); }
   uint64_t outputs_taken() const { return output_.taken(); }
   uint64_t outputs_released() const { return output_.released(); }
+  uint64_t output_cursor() const { return output_.cursor(); }
   void set_output_head(int32_t raw) { output_.set_head(raw); }
 
   // ---- flags and counters

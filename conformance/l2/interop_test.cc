@@ -155,8 +155,9 @@ void Exchange(spsc_queue::WorkerChipQueue* q, uint64_t kN, uint64_t arena) {
 }
 
 TEST(Interop, DuplexWithTheReferenceL3OverTheRuntime) {
-  SPSQ_CLAUSES("W.INTEROP.1", "S0.PURPOSE.1", "S0.USE.1", "S1.L2DECODE.1", "S1.L2DECODE.5",
-               "S4.L2IN.5", "S4.STOP.10");
+  SPSQ_CLAUSES("W.INTEROP.1/duplex", "W.INTEROP.1/out-of-order", "W.INTEROP.1/stop",
+               "S0.PURPOSE.1", "S0.USE.1", "S1.L2DECODE.1", "S1.L2DECODE.5", "S4.L2IN.5",
+               "S4.STOP.10");
   std::string why;
   const std::string child = FindChild(&why);
   ASSERT_FALSE(child.empty()) << why;

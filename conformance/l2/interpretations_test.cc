@@ -1,9 +1,11 @@
 // The open points of the wire contract and the ambiguities the catalogue
-// lists: each test finds out which reading the endpoint follows, records it
-// (SPSQ_READING), and fails only on behaviour that matches no reading.
+// lists: each test walks the clause's cases, finds out which reading the
+// endpoint follows (ReadingVote), records it (SPSQ_READING), and fails only on
+// behaviour that matches no reading or cases that agree on none.
 #include <string>
 #include <vector>
 
+#include "conformance/harness/reading_vote.h"
 #include "conformance/l2/l2_fixture.h"
 
 namespace spsq_conf {
@@ -12,154 +14,326 @@ namespace {
 class Interpretation : public L2Test {};
 
 TEST_F(Interpretation, InputErrorIsDeliveredOrPoisons) {
-  SPSQ_CLAUSES("OPEN.ERRIN");
-  const auto bytes = Bytes(8, 3);
-  peer().write_input_payload(layout().input_arena, bytes.data(), bytes.size());
-  peer().publish_raw(wire::Descriptor{1, wire::kError, layout().input_arena, 8});
-  Handle h{};
-  if (try_peek(h)) {
-    EXPECT_EQ(Api::opcode(h), wire::kError);
-    EXPECT_EQ(HandleBytes(h), bytes) << "reading A delivers the payload intact";
-    EXPECT_TRUE(ep().live());
-    ASSERT_TRUE(release(h));
-    SPSQ_READING("OPEN.ERRIN", "A", "input ERROR delivered as a normal message");
-    return;
-  }
-  ExpectPoisoned(wire::kInvalidDescriptor, "input ERROR (reading B)");
-  SPSQ_READING("OPEN.ERRIN", "B", "input ERROR poisons with INVALID_DESCRIPTOR");
+  SPSQ_CLAUSES("OPEN.ERRIN/payload", "OPEN.ERRIN/zero-byte", "OPEN.ERRIN/after-data");
+  ReadingVote v("OPEN.ERRIN", {"A", "B"});
+  auto one = [&](const char* key, uint64_t n, bool after_data) {
+    Rebuild(q().params());
+    if (after_data) {
+      ASSERT_EQ(peer().enqueue_data(Bytes(8, 1)), ScriptedL3::Enqueue::kOk);
+      Handle h{};
+      ASSERT_TRUE(try_peek(h));
+      ASSERT_TRUE(release(h));
+    }
+    const auto bytes = Bytes(n, 3);
+    const wire::Descriptor d = peer().next_valid_descriptor(wire::kError, n);
+    if (n != 0) peer().write_input_payload(d.offset, bytes.data(), n);
+    peer().publish_raw(d);
+    Handle h{};
+    if (try_peek(h)) {
+      const bool intact = Api::opcode(h) == wire::kError && Api::seq(h) == d.seq &&
+                          HandleBytes(h) == bytes && ep().live();
+      EXPECT_TRUE(intact) << key << ": reading A delivers the ERROR, payload intact, live";
+      const bool released = release(h);
+      EXPECT_TRUE(released) << key << ": " << Api::message(ep());
+      if (intact && released) {
+        v.Case(key, {"A"}, "delivered as a normal message");
+      } else {
+        v.Case(key, {}, "a handle, but not the ERROR intact");
+      }
+      return;
+    }
+    const bool b = !ep().live() && kind() == wire::kInvalidDescriptor;
+    ExpectPoisoned(wire::kInvalidDescriptor, key);
+    if (b) {
+      v.Case(key, {"B"}, "poisons with INVALID_DESCRIPTOR");
+    } else {
+      v.Case(key, {}, std::string("no handle, ") + (ep().live() ? "live" : "poisoned ") +
+                          wire::kind_name(kind()));
+    }
+  };
+  one("payload", 8, false);
+  one("zero-byte", 0, false);
+  one("after-data", 8, true);
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("OPEN.ERRIN", "A", "input ERROR delivered: " + v.detail());
+  if (r == "B") SPSQ_READING("OPEN.ERRIN", "B", "input ERROR poisons: " + v.detail());
 }
 
 TEST_F(Interpretation, WhenTheBlockingCallSamplesThePeerFlag) {
-  SPSQ_CLAUSES("OPEN.ABORTSAMPLE", "S3.TO.7");
-  // (1) Flag raised, input ready: does peek still make progress?
-  ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
-  peer().set_initiator_flag(1);
-  Handle h{};
-  const bool progressed = peek(1000, h);
-  if (!progressed) {
-    EXPECT_EQ(kind(), wire::kRemoteAborted) << "flag raised, input ready: " << Api::message(ep());
+  SPSQ_CLAUSES("OPEN.ABORTSAMPLE/ready", "OPEN.ABORTSAMPLE/empty", "OPEN.ABORTSAMPLE/room",
+               "OPEN.ABORTSAMPLE/full", "S3.TO.7");
+  ReadingVote v("OPEN.ABORTSAMPLE", {"A", "B"});
+  // A call that could make progress: progress fits both readings, an early
+  // REMOTE_ABORTED only B.
+  auto progress = [&](const char* key, bool progressed) {
+    if (progressed) {
+      v.Case(key, {"A", "B"}, "progress with the flag raised");
+    } else if (kind() == wire::kRemoteAborted) {
+      v.Case(key, {"B"}, "REMOTE_ABORTED instead of progress");
+    } else {
+      ADD_FAILURE() << key << ": no progress and no REMOTE_ABORTED: " << Api::message(ep());
+      v.Case(key, {}, std::string("no progress, kind ") + wire::kind_name(kind()));
+    }
+  };
+  // A call that cannot: REMOTE_ABORTED by the deadline, exactly at it (A).
+  auto expiry = [&](const char* key, bool got, uint64_t waited) {
+    EXPECT_FALSE(got) << key;
+    EXPECT_EQ(kind(), wire::kRemoteAborted) << key << ": S3.TO.7: " << Api::message(ep());
+    EXPECT_LE(waited, 1000u) << key << ": S3.TO.7: waited past the deadline";
+    const std::string seen = "waited " + std::to_string(waited) + " of 1000 ns";
+    if (got || kind() != wire::kRemoteAborted || waited > 1000) {
+      v.Case(key, {}, seen);
+    } else if (waited == 1000) {
+      v.Case(key, {"A", "B"}, "REMOTE_ABORTED at the deadline");
+    } else {
+      v.Case(key, {"B"}, "REMOTE_ABORTED early, " + seen);
+    }
+  };
+  {
+    Rebuild(q().params());
+    ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
+    peer().set_initiator_flag(1);
+    Handle h{};
+    progress("ready", peek(1000, h));
   }
-  // (2) Flag raised, nothing ready: REMOTE_ABORTED by the deadline at the latest.
-  Rebuild(q().params());
-  peer().set_initiator_flag(1);
-  const uint64_t t0 = VirtualClock::peek();
-  EXPECT_FALSE(peek(1000, h));
-  EXPECT_EQ(kind(), wire::kRemoteAborted) << "S3.TO.7";
-  const uint64_t waited = VirtualClock::peek() - t0;
-  EXPECT_LE(waited, 1000u) << "waited past the deadline";
-  if (progressed && waited == 1000) {
-    SPSQ_READING("OPEN.ABORTSAMPLE", "A", "flag sampled only after the wait expired");
-  } else {
-    SPSQ_READING("OPEN.ABORTSAMPLE", "B",
-                 std::string("flag sampled early: ") + (progressed ? "" : "no progress with input ready; ") +
-                     "waited " + std::to_string(waited) + " of 1000 ns");
+  {
+    Rebuild(q().params());
+    peer().set_initiator_flag(1);
+    Handle h{};
+    const uint64_t t0 = VirtualClock::peek();
+    const bool got = peek(1000, h);
+    expiry("empty", got, VirtualClock::peek() - t0);
   }
+  {
+    Rebuild(q().params());
+    peer().set_initiator_flag(1);
+    Reservation r{};
+    const bool got = reserve(16, 1000, r);
+    if (got) {
+      EXPECT_TRUE(publish(r, wire::kData)) << Api::message(ep());
+    }
+    progress("room", got);
+  }
+  {
+    Rebuild(q().params());
+    for (uint64_t i = 0; i < layout().depth; ++i) ASSERT_TRUE(send(wire::kData, Bytes(0, 0)));
+    peer().set_initiator_flag(1);
+    Reservation r{};
+    const uint64_t t0 = VirtualClock::peek();
+    const bool got = reserve(8, 1000, r);
+    expiry("full", got, VirtualClock::peek() - t0);
+  }
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("OPEN.ABORTSAMPLE", "A", "sampled only on expiry: " + v.detail());
+  if (r == "B") SPSQ_READING("OPEN.ABORTSAMPLE", "B", "sampled early: " + v.detail());
 }
 
 TEST_F(Interpretation, WhoFlushesTheOutputPayload) {
-  SPSQ_CLAUSES("OPEN.FLUSH", "S3.PUB.4");
-  Reservation r{};
-  ASSERT_TRUE(try_reserve(48, r));
-  const auto bytes = Bytes(48, 8);
-  q().l2_store(Api::payload(r), bytes.data(), bytes.size());  // as the AIV kernel would
-  const uint64_t off = static_cast<uint64_t>(Api::payload(r) - q().memory().payload());
-  const size_t mark = log().mark();
-  ASSERT_TRUE(publish(r, wire::kData));
-  const uint64_t slot = layout().output_slot(0);
-  const size_t flush = log().written_by(mark, off, 48);  // in one write or several
-  const size_t seq = log().find([slot](const spsq_conf::Access& a) {
-    return a.kind == AccessKind::kWrite && a.ok && a.offset <= slot && a.offset + a.nbytes > slot;
-  }, mark);
-  ASSERT_NE(seq, AccessLog::npos) << log().dump(mark);
-  if (flush != AccessLog::npos) {
-    EXPECT_LT(flush, seq) << "the payload flush must precede the seq (S3.PUB.2)";
-    SPSQ_READING("OPEN.FLUSH", "A", "publish() writes (flushes) the reserved span before the descriptor");
-  } else {
-    SPSQ_READING("OPEN.FLUSH", "B", "publish() leaves the payload flush to L2 code");
-  }
+  SPSQ_CLAUSES("OPEN.FLUSH/first", "OPEN.FLUSH/after-skip", "S3.PUB.4");
+  ReadingVote v("OPEN.FLUSH", {"A", "B"});
+  auto one = [&](const char* key, uint64_t index, uint64_t n) {
+    Reservation r{};
+    ASSERT_TRUE(try_reserve(n, r)) << key << ": " << Api::message(ep());
+    const auto bytes = Bytes(n, 8);
+    q().l2_store(Api::payload(r), bytes.data(), bytes.size());  // as the AIV kernel would
+    const uint64_t off = static_cast<uint64_t>(Api::payload(r) - q().memory().payload());
+    const size_t mark = log().mark();
+    ASSERT_TRUE(publish(r, wire::kData)) << key;
+    const uint64_t slot = layout().output_slot(index);
+    const size_t flush = log().written_by(mark, off, n);  // in one write or several
+    const size_t seq = log().find([slot](const spsq_conf::Access& a) {
+      return a.kind == AccessKind::kWrite && a.ok && a.offset <= slot && a.offset + a.nbytes > slot;
+    }, mark);
+    ASSERT_NE(seq, AccessLog::npos) << key << "\n" << log().dump(mark);
+    ScriptedL3::Message m;
+    ASSERT_TRUE(peer().poll_output(&m)) << key;
+    EXPECT_EQ(m.payload, bytes) << key;
+    if (flush == AccessLog::npos) {
+      v.Case(key, {"B"}, "publish leaves the flush to L2 code");
+    } else if (flush < seq) {
+      v.Case(key, {"A"}, "publish flushes the span before the descriptor");
+    } else {
+      ADD_FAILURE() << key << ": the payload flush must precede the seq (S3.PUB.2)";
+      v.Case(key, {}, "the payload written after the seq");
+    }
+  };
+  one("first", 0, 48);
+  // 200 bytes at 0, released: 100 more do not fit behind them and skip.
+  Rebuild(q().params());
+  ASSERT_EQ(layout().output_arena_bytes, 256u);
+  ASSERT_TRUE(send(wire::kData, Bytes(200, 4)));
+  ASSERT_EQ(peer().drain_outputs().size(), 1u);
+  one("after-skip", 1, 100);
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("OPEN.FLUSH", "A", "publish() flushes the span: " + v.detail());
+  if (r == "B") SPSQ_READING("OPEN.FLUSH", "B", "L2 code flushes: " + v.detail());
 }
 
 TEST_F(Interpretation, IdleArenaTakesAMessageThatOnlyFitsAfterASkip) {
-  SPSQ_CLAUSES("AMB.ROOM");
-  // Cursor at 100 of 256, nothing unreleased, 200 bytes: the skip makes the
-  // literal bound 356 > 256.
-  ASSERT_TRUE(send(wire::kData, Bytes(100, 1)));
-  peer().drain_outputs();
-  Reservation r{};
-  if (try_reserve(200, r)) {
-    EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena)
-        << "the message skips to the arena start";
-    ASSERT_TRUE(publish(r, wire::kData));
-    SPSQ_READING("AMB.ROOM", "A", "an idle arena accepts any message that fits it");
-  } else {
-    ExpectHealthy("refused on an idle arena");
+  SPSQ_CLAUSES("AMB.ROOM/mid", "AMB.ROOM/near-end", "AMB.ROOM/whole");
+  ReadingVote v("AMB.ROOM", {"A", "B"});
+  ASSERT_EQ(layout().output_arena_bytes, 256u);
+  auto one = [&](const char* key, uint64_t cursor, uint64_t n) {
+    Rebuild(q().params());
+    ASSERT_TRUE(send(wire::kData, Bytes(cursor, 1)));
+    peer().drain_outputs();  // nothing unreleased
+    Reservation r{};
+    if (try_reserve(n, r)) {
+      EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena)
+          << key << ": the message skips to the arena start";
+      const auto bytes = Bytes(n, 2);
+      q().l2_store(Api::payload(r), bytes.data(), bytes.size());
+      ASSERT_TRUE(publish(r, wire::kData)) << key;
+      ScriptedL3::Message m;
+      ASSERT_TRUE(peer().poll_output(&m)) << key;
+      EXPECT_EQ(m.payload, bytes) << key;
+      v.Case(key, {"A"}, "placed at the arena start");
+    } else {
+      const bool healthy = ep().live() && kind() == wire::kKindNone;
+      ExpectHealthy(key);
+      v.Case(key, {"B"}, "refused");
+      if (!healthy) v.Case(key, {}, "refused, and not as ordinary no-progress");
+    }
+  };
+  const uint64_t arena = layout().output_arena_bytes;
+  one("mid", 100, 200);  // the skip makes the literal bound 356 > 256
+  one("near-end", arena - 64, arena - 32);
+  one("whole", arena - 64, arena);
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("AMB.ROOM", "A", "an idle arena accepts any message that fits it");
+  if (r == "B") {
     SPSQ_READING("AMB.ROOM", "B", "literal bound: refused on an idle arena (LIVE.1 fails)");
   }
 }
 
 TEST_F(Interpretation, FullWindowAnswer) {
-  SPSQ_CLAUSES("AMB.WINDOW", "S4.L2IN.2", "S3.TO.5");
-  for (uint64_t i = 0; i <= kN; ++i) ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
-  std::vector<Handle> hs(kN);
-  for (auto& h : hs) ASSERT_TRUE(try_peek(h));
-  Handle extra{};
-  ASSERT_FALSE(try_peek(extra)) << "FAIL: a DATA handle beyond MaxInflight " << kN;
-  if (!ep().live()) {
-    ExpectPoisoned(0, "full window");
-    SPSQ_READING("AMB.WINDOW", "C", std::string("poison: ") + wire::kind_name(kind()));
-    return;
+  SPSQ_CLAUSES("AMB.WINDOW/try-peek", "AMB.WINDOW/peek", "AMB.WINDOW/follow-up", "S4.L2IN.2",
+               "S3.TO.5");
+  ReadingVote v("AMB.WINDOW", {"A", "B", "C"});
+  for (const bool blocking : {false, true}) {
+    const char* key = blocking ? "peek" : "try-peek";
+    Rebuild(q().params());
+    for (uint64_t i = 0; i <= kN; ++i) {
+      ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
+    }
+    std::vector<Handle> hs(kN);
+    for (auto& h : hs) ASSERT_TRUE(try_peek(h));
+    Handle extra{};
+    ASSERT_FALSE(blocking ? peek(1000, extra) : try_peek(extra))
+        << key << ": a DATA handle beyond MaxInflight " << kN;
+    if (!ep().live()) {
+      const bool flagged = peer().l2_flag() == 1 && kind() != wire::kKindNone;
+      ExpectPoisoned(0, key);
+      v.Case(key, {"C"}, std::string("poison: ") + wire::kind_name(kind()));
+      if (!flagged) v.Case(key, {}, "poisoned without a kind or the L2 flag");
+      continue;
+    }
+    if (kind() != wire::kKindNone) {
+      v.Case(key, {"B"}, std::string("error without poison: ") + wire::kind_name(kind()));
+    } else {
+      v.Case(key, {"A"}, "ordinary no-progress");
+    }
+    // A and B leave the endpoint live: it goes on, and once the refusal is
+    // behind it ordinary no-progress reads error().kind NONE again (S3.TO.5).
+    ASSERT_TRUE(release(hs[0])) << key << ": " << Api::message(ep());
+    ASSERT_TRUE(try_peek(extra)) << key << ": the held-back input comes once the window opens";
+    EXPECT_EQ(Api::seq(extra), kN + 1) << key;
+    ASSERT_TRUE(release(extra));
+    Handle none{};
+    EXPECT_FALSE(try_peek(none)) << key << ": nothing is published";
+    ExpectHealthy("empty input after the full-window refusal");
+    for (uint64_t i = 1; i < kN; ++i) ASSERT_TRUE(release(hs[i]));
   }
-  if (kind() != wire::kKindNone) {
-    SPSQ_READING("AMB.WINDOW", "B", std::string("error without poison: ") + wire::kind_name(kind()));
-  } else {
-    SPSQ_READING("AMB.WINDOW", "A", "ordinary no-progress");
-  }
-  // A and B leave the endpoint live: it goes on, and once the refusal is
-  // behind it ordinary no-progress reads error().kind NONE again (S3.TO.5).
-  ASSERT_TRUE(release(hs[0])) << Api::message(ep());
-  ASSERT_TRUE(try_peek(extra)) << "the waiting input is acquired once the window opens";
-  EXPECT_EQ(Api::seq(extra), kN + 1);
-  ASSERT_TRUE(release(extra));
-  Handle none{};
-  EXPECT_FALSE(try_peek(none)) << "nothing is published";
-  ExpectHealthy("empty input after the full-window refusal");
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("AMB.WINDOW", "A", "ordinary no-progress: " + v.detail());
+  if (r == "B") SPSQ_READING("AMB.WINDOW", "B", v.detail());
+  if (r == "C") SPSQ_READING("AMB.WINDOW", "C", v.detail());
 }
 
 TEST_F(Interpretation, OutOfOrderReleasedInputAndTheWindow) {
-  SPSQ_CLAUSES("AMB.WINDOWPHYS");
+  SPSQ_CLAUSES("AMB.WINDOWPHYS/second", "AMB.WINDOWPHYS/newest", "AMB.WINDOWPHYS/follow-up");
   if (kN < 2) GTEST_SKIP() << "not applicable: needs MaxInflight >= 2";
-  for (uint64_t i = 0; i <= kN; ++i) ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
-  std::vector<Handle> hs(kN);
-  for (auto& h : hs) ASSERT_TRUE(try_peek(h));
-  ASSERT_TRUE(release(hs[1]));  // logically done, physically owned
-  Handle extra{};
-  if (try_peek(extra)) {
-    SPSQ_READING("AMB.WINDOWPHYS", "A", "window counts logically active handles");
-    ASSERT_TRUE(release(extra));
-  } else {
-    ExpectHealthy("window of physically owned inputs");
-    SPSQ_READING("AMB.WINDOWPHYS", "B", "window counts physically owned inputs");
+  ReadingVote v("AMB.WINDOWPHYS", {"A", "B"});
+  const struct {
+    const char* key;
+    uint64_t early;  // index of the input released ahead of input 1
+  } cases[] = {{"second", 1}, {"newest", kN - 1}};
+  for (const auto& c : cases) {
+    const char* key = c.key;
+    const uint64_t early = c.early;
+    Rebuild(q().params());
+    for (uint64_t i = 0; i <= kN; ++i) {
+      ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
+    }
+    std::vector<Handle> hs(kN);
+    for (auto& h : hs) ASSERT_TRUE(try_peek(h));
+    ASSERT_TRUE(release(hs[early]));  // logically done, physically owned
+    Handle extra{};
+    if (try_peek(extra)) {
+      EXPECT_EQ(Api::seq(extra), kN + 1) << key;
+      v.Case(key, {"A"}, "the window counts logically active handles");
+      ASSERT_TRUE(release(extra)) << key << ": " << Api::message(ep());
+      ASSERT_TRUE(release(hs[0]));
+    } else {
+      const bool healthy = ep().live() && kind() == wire::kKindNone;
+      ExpectHealthy(key);
+      v.Case(key, healthy ? std::initializer_list<const char*>{"B"}
+                          : std::initializer_list<const char*>{},
+             "the window counts physically owned inputs");
+      // The held-back input comes once input 1 is released.
+      ASSERT_TRUE(release(hs[0]));
+      ASSERT_TRUE(try_peek(extra)) << key << ": follow-up: " << Api::message(ep());
+      EXPECT_EQ(Api::seq(extra), kN + 1) << key;
+      ASSERT_TRUE(release(extra));
+    }
+    for (uint64_t i = 1; i < kN; ++i) {
+      if (i == early) continue;
+      ASSERT_TRUE(release(hs[i])) << key << ": input " << i + 1;
+    }
+    ExpectHealthy(key);
   }
-  ASSERT_TRUE(release(hs[0]));
-  for (uint64_t i = 2; i < kN; ++i) ASSERT_TRUE(release(hs[i]));
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("AMB.WINDOWPHYS", "A", "window of held handles: " + v.detail());
+  if (r == "B") SPSQ_READING("AMB.WINDOWPHYS", "B", "window of owned inputs: " + v.detail());
 }
 
 TEST_F(Interpretation, TryCallsAndTheRaisedPeerFlag) {
-  SPSQ_CLAUSES("AMB.TRYABORT", "S3.TO.1");
+  SPSQ_CLAUSES("AMB.TRYABORT/try-peek", "AMB.TRYABORT/try-reserve", "AMB.TRYABORT/peek0",
+               "S3.TO.1");
+  ReadingVote v("AMB.TRYABORT", {"A", "B"});
+  auto classify = [&](const char* key) {
+    if (ep().live()) {
+      const bool none = kind() == wire::kKindNone;
+      EXPECT_TRUE(none) << key << ": live, but kind " << wire::kind_name(kind());
+      v.Case(key, none ? std::initializer_list<const char*>{"A"}
+                       : std::initializer_list<const char*>{},
+             "no-progress, the flag not sampled");
+    } else {
+      const bool b = kind() == wire::kRemoteAborted && peer().l2_flag() == 0;
+      EXPECT_EQ(kind(), wire::kRemoteAborted) << key;
+      EXPECT_EQ(peer().l2_flag(), 0) << key << ": a remote abort raises no local flag";
+      v.Case(key, b ? std::initializer_list<const char*>{"B"}
+                    : std::initializer_list<const char*>{},
+             "REMOTE_ABORTED");
+    }
+  };
   peer().set_initiator_flag(1);
-  size_t mark = log().mark();
+  const size_t mark = log().mark();
   Handle h{};
   EXPECT_FALSE(peek(0, h));
-  EXPECT_EQ(log().shared_accesses_since(mark), 0u) << "peek(0) must not even sample the flag";
+  EXPECT_EQ(log().shared_accesses_since(mark), 0u)
+      << "peek0: peek(0) must not even sample the flag";
   EXPECT_FALSE(try_peek(h));
-  if (ep().live()) {
-    EXPECT_EQ(kind(), wire::kKindNone);
-    SPSQ_READING("AMB.TRYABORT", "A", "try_peek reports no-progress; the flag is not sampled");
-  } else {
-    EXPECT_EQ(kind(), wire::kRemoteAborted);
-    EXPECT_EQ(peer().l2_flag(), 0);
-    SPSQ_READING("AMB.TRYABORT", "B", "try_peek reports REMOTE_ABORTED");
-  }
+  classify("try-peek");
+  Rebuild(q().params());
+  for (uint64_t i = 0; i < layout().depth; ++i) ASSERT_TRUE(send(wire::kData, Bytes(0, 0)));
+  peer().set_initiator_flag(1);
+  Reservation r{};
+  EXPECT_FALSE(try_reserve(8, r)) << "try-reserve: the output ring is full";
+  classify("try-reserve");
+  const std::string got = v.Decide();
+  if (got == "A") SPSQ_READING("AMB.TRYABORT", "A", "try_* report no-progress: " + v.detail());
+  if (got == "B") SPSQ_READING("AMB.TRYABORT", "B", "try_* report REMOTE_ABORTED: " + v.detail());
 }
 
 TEST_F(Interpretation, ErrorKindsPerPoisonCause) {
@@ -191,20 +365,38 @@ TEST_F(Interpretation, ErrorKindsPerPoisonCause) {
 }
 
 TEST_F(Interpretation, FailedReadBeforeAnyMutation) {
-  SPSQ_CLAUSES("AMB.READFAIL");
-  q().view_state().sticky_faults = false;
-  ASSERT_EQ(peer().enqueue_data(Bytes(8, 1)), ScriptedL3::Enqueue::kOk);
-  faults().arm(ViewCall::kRead, 1);  // the descriptor (or payload) read
-  Handle h{};
-  EXPECT_FALSE(try_peek(h)) << "a handle built from a failed read";
-  ASSERT_TRUE(faults().fired()) << "try_peek made no payload read";
-  if (!ep().live()) {
-    ExpectPoisoned(wire::kEndpointError, "failed read");
-    SPSQ_READING("AMB.READFAIL", "A", "failed read poisons with ENDPOINT_ERROR");
-  } else {
-    SPSQ_READING("AMB.READFAIL", "B", "failed read is no-progress");
-    ASSERT_TRUE(try_peek(h)) << "the input is acquired on retry";
-    EXPECT_EQ(HandleBytes(h), Bytes(8, 1));
+  SPSQ_CLAUSES("AMB.READFAIL/read", "AMB.READFAIL/test");
+  ReadingVote v("AMB.READFAIL", {"A", "B"});
+  for (const ViewCall call : {ViewCall::kRead, ViewCall::kTest}) {
+    const char* key = call == ViewCall::kRead ? "read" : "test";
+    Rebuild(q().params());
+    q().view_state().sticky_faults = false;
+    ASSERT_EQ(peer().enqueue_data(Bytes(8, 1)), ScriptedL3::Enqueue::kOk);
+    faults().arm(call, 1);  // try_peek's first such call fails, once
+    Handle h{};
+    EXPECT_FALSE(try_peek(h)) << key << ": a handle built from a failed view call";
+    ASSERT_TRUE(faults().fired()) << key << ": try_peek made no such view call";
+    faults().arm(call, 0);
+    if (!ep().live()) {
+      const bool a = kind() == wire::kEndpointError && peer().l2_flag() == 1;
+      ExpectPoisoned(wire::kEndpointError, key);
+      v.Case(key, a ? std::initializer_list<const char*>{"A"}
+                    : std::initializer_list<const char*>{},
+             std::string("poisoned ") + wire::kind_name(kind()));
+    } else {
+      const bool retry = try_peek(h);
+      EXPECT_TRUE(retry) << key << ": the input is acquired on retry";
+      const bool intact = retry && HandleBytes(h) == Bytes(8, 1);
+      EXPECT_TRUE(intact) << key << ": the retried input's bytes";
+      v.Case(key, intact ? std::initializer_list<const char*>{"B"}
+                         : std::initializer_list<const char*>{},
+             "live, acquired on retry");
+    }
+  }
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("AMB.READFAIL", "A", "failed read or test poisons: " + v.detail());
+  if (r == "B") {
+    SPSQ_READING("AMB.READFAIL", "B", "failed read or test is no-progress: " + v.detail());
   }
 }
 

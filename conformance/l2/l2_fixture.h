@@ -29,7 +29,7 @@
 #include "conformance/harness/region_memory.h"
 #include "conformance/harness/scripted_l3.h"
 #include "conformance/harness/virtual_clock.h"
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/wire_model.h"
 #include "gtest/gtest.h"
 #include "spsq_cert/config.h"
 // Generated once the certification's contract check compiled: every suite

@@ -35,7 +35,7 @@ TEST_F(Liveness, OutputAcceptsEveryFittingMessageOnceL3ReleasedEverything) {
   // (W.LIVE.3), not a placement defect; the scripted L3's model judges every
   // placement under its own clauses, and AMB.ROOM is recorded in
   // interpretations_test.cc.
-  SPSQ_CLAUSES("LIVE.1", "W.LIVE.1", "W.LIVE.3");
+  SPSQ_CLAUSES("LIVE.1/l2-output", "W.LIVE.1/sweeps", "W.LIVE.3");
   SPSQ_EXERCISES("S2.FIT.1", "W.ARENA.1", "W.ARENA.2", "AMB.ROOM");
   uint64_t checked = 0;
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
@@ -67,7 +67,7 @@ TEST_F(Liveness, OutputAcceptsEveryFittingMessageOnceL3ReleasedEverything) {
 }
 
 TEST_F(Liveness, InputAcceptsEveryPlacementTheArenaRuleProduces) {
-  SPSQ_CLAUSES("LIVE.2", "W.LIVE.2", "W.ARENA.1", "W.ARENA.4", "S2.WRAP.1");
+  SPSQ_CLAUSES("LIVE.2/l2-input", "W.LIVE.2", "W.ARENA.1", "W.ARENA.4", "S2.WRAP.1");
   uint64_t checked = 0;
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
     const std::vector<uint64_t> sizes = SizesFor(arena);
@@ -107,7 +107,7 @@ TEST_F(Liveness, InputAcceptsEveryPlacementTheArenaRuleProduces) {
 TEST_F(Liveness, BackToBackTrafficKeepsFlowingInBothDirections) {
   // Both directions flow; what can stall here is an output refused on an idle
   // arena, so this judges the producer's liveness only.
-  SPSQ_CLAUSES("LIVE.1", "W.LIVE.1");
+  SPSQ_CLAUSES("LIVE.1/long-run", "W.LIVE.1");
   SPSQ_EXERCISES("S0.PURPOSE.1", "S0.USE.1", "LIVE.2");
   // One long-lived queue, sizes cycling so the cursors visit every position.
   QueueParams p;
@@ -135,33 +135,47 @@ TEST_F(Liveness, BackToBackTrafficKeepsFlowingInBothDirections) {
 }
 
 // The contract's liveness case, named: cursor 64 bytes short of the end of an
-// idle arena, a message that fits the arena only after the skip.
+// idle arena, a message that fits the arena only after the skip, through
+// try_reserve and through reserve; the placement after it follows the rule.
 TEST_F(Liveness, IdleArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
-  SPSQ_CLAUSES("W.LIVE.1", "W.LIVE.3", "LIVE.1");
+  SPSQ_CLAUSES("W.LIVE.1/near-end", "W.LIVE.1/whole", "W.LIVE.1/blocking", "W.LIVE.1/next",
+               "W.LIVE.3", "LIVE.1");
   SPSQ_EXERCISES("AMB.ROOM", "W.ARENA.1");
   const uint64_t arena = layout().output_arena_bytes;
-  for (uint64_t n : {arena - 32, arena}) {
-    Rebuild(q().params());
-    ASSERT_TRUE(send(wire::kData, Bytes(arena - 64, 1)));
-    ASSERT_EQ(peer().drain_outputs().size(), 1u);  // released: the arena is idle
-    Reservation r{};
-    ASSERT_TRUE(try_reserve(n, r))
-        << "W.LIVE.1: an idle arena refused a " << n << "-byte message of a " << arena
-        << "-byte arena (the literal room bound's livelock)";
-    EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena)
-        << "placed by the same rule: at the arena start after the skip";
-    const auto bytes = Bytes(n, 2);
-    q().l2_store(Api::payload(r), bytes.data(), bytes.size());
-    ASSERT_TRUE(publish(r, wire::kData));
-    ScriptedL3::Message m;
-    ASSERT_TRUE(peer().poll_output(&m));  // the model replays the placement
-    EXPECT_EQ(m.offset, layout().output_arena);
-    EXPECT_EQ(m.payload, bytes);
+  for (const bool blocking : {false, true}) {
+    for (uint64_t n : {arena - 32, arena}) {
+      const char* call = blocking ? "reserve" : "try_reserve";
+      Rebuild(q().params());
+      ASSERT_TRUE(send(wire::kData, Bytes(arena - 64, 1)));
+      ASSERT_EQ(peer().drain_outputs().size(), 1u);  // released: the arena is idle
+      Reservation r{};
+      ASSERT_TRUE(blocking ? reserve(n, 1000000, r) : try_reserve(n, r))
+          << "W.LIVE.1: " << call << " on an idle arena refused a " << n << "-byte message of a "
+          << arena << "-byte arena (the literal room bound's livelock): " << Api::message(ep());
+      EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena)
+          << call << ": placed by the same rule: at the arena start after the skip";
+      const auto bytes = Bytes(n, 2);
+      q().l2_store(Api::payload(r), bytes.data(), bytes.size());
+      ASSERT_TRUE(publish(r, wire::kData));
+      ScriptedL3::Message m;
+      ASSERT_TRUE(peer().poll_output(&m));  // the model replays the placement
+      EXPECT_EQ(m.offset, layout().output_arena) << call;
+      EXPECT_EQ(m.payload, bytes) << call;
+      peer().release_outputs(1);
+      // The next placement follows from cursor + skip + n.
+      wire::Placement next;
+      ASSERT_TRUE(wire::place(arena + n, 8, layout().output_arena, arena, &next));
+      ASSERT_TRUE(send(wire::kData, Bytes(8, 3))) << call << ": " << Api::message(ep());
+      ASSERT_TRUE(peer().poll_output(&m));
+      EXPECT_EQ(m.offset, next.offset) << call << ": the placement after the skip";
+      EXPECT_EQ(m.payload, Bytes(8, 3)) << call;
+      ExpectHealthy(call);
+    }
   }
 }
 
 TEST_F(Liveness, IdleInputArenaPlacementBeyondTheLiteralBoundIsAccepted) {
-  SPSQ_CLAUSES("W.LIVE.2", "LIVE.2");
+  SPSQ_CLAUSES("W.LIVE.2/idle-arena", "W.LIVE.2/following", "LIVE.2/idle-arena");
   const uint64_t arena = layout().input_arena_bytes;
   ASSERT_EQ(peer().enqueue_data(Bytes(arena - 64, 1)), ScriptedL3::Enqueue::kOk);
   Handle h{};
@@ -180,9 +194,11 @@ TEST_F(Liveness, IdleInputArenaPlacementBeyondTheLiteralBoundIsAccepted) {
   ExpectHealthy("after an idle-arena placement");
 }
 
-// A producer may run on a cached head; when it re-reads is its choice.
+// A producer may run on a cached head; when it re-reads is its choice. What
+// is required: every message is placed, and L3's releases are seen as soon
+// as room is needed.
 TEST_F(Liveness, HeadCounterReadsAreTheProducersChoice) {
-  SPSQ_CLAUSES("W.LIVE.4", "LIVE.1");
+  SPSQ_CLAUSES("W.LIVE.4/cycled", "W.LIVE.4/ring-room", "W.LIVE.4/arena-room", "LIVE.1");
   const size_t mark = log().mark();
   const uint64_t messages = 3 * layout().depth;
   for (uint64_t i = 0; i < messages; ++i) {
@@ -196,17 +212,54 @@ TEST_F(Liveness, HeadCounterReadsAreTheProducersChoice) {
   record_observation("head_reads_per_message",
                      std::to_string(static_cast<double>(reads) / static_cast<double>(messages)));
   ExpectHealthy("after cycling the ring three times");
+  // A full ring: once L3 releases, the next reserve goes through at once.
+  Rebuild(q().params());
+  const uint64_t depth = layout().depth;
+  for (uint64_t i = 0; i < depth; ++i) ASSERT_TRUE(send(wire::kData, Bytes(0, 0))) << i;
+  Reservation r{};
+  EXPECT_FALSE(try_reserve(0, r)) << "ring-room: the ring is full";
+  ExpectHealthy("ring-room: a full ring is ordinary no-progress");
+  ASSERT_EQ(peer().drain_outputs().size(), depth);
+  ASSERT_TRUE(try_reserve(0, r)) << "W.LIVE.4: L3's releases were not seen when the ring "
+                                    "needed room: " << Api::message(ep());
+  ASSERT_TRUE(publish(r, wire::kData));
+  ASSERT_EQ(peer().drain_outputs().size(), 1u);
+  // A full arena (a fresh queue, so the literal bound alone decides): the same.
+  Rebuild(q().params());
+  const uint64_t half = layout().output_arena_bytes / 2;
+  ASSERT_TRUE(send(wire::kData, Bytes(half, 7)));
+  ASSERT_TRUE(send(wire::kData, Bytes(half, 8)));
+  EXPECT_FALSE(try_reserve(16, r)) << "arena-room: the arena is full";
+  ExpectHealthy("arena-room: a full arena is ordinary no-progress");
+  ASSERT_EQ(peer().drain_outputs().size(), 2u);
+  ASSERT_TRUE(try_reserve(16, r)) << "W.LIVE.4: L3's releases were not seen when the arena "
+                                     "needed room: " << Api::message(ep());
+  ASSERT_TRUE(publish(r, wire::kData));
+  ASSERT_EQ(peer().drain_outputs().size(), 1u);
+  ExpectHealthy("after the ring and the arena filled and drained");
 }
 
 // An impossible head poisons at the read that sees it, which a producer on
-// a cached head makes only once it needs room.
+// a cached head makes only once it needs room; a read that observes it
+// without poisoning is a FAIL.
 TEST_F(Liveness, ImpossibleHeadPoisonsAtTheReadThatSeesIt) {
-  SPSQ_CLAUSES("W.LIVE.5", "W.CTR.2", "S4.POISON.5");
+  SPSQ_CLAUSES("W.LIVE.5/cached-room", "W.LIVE.5/needs-room", "W.LIVE.5/observed", "W.CTR.2",
+               "S4.POISON.5");
   const uint64_t depth = layout().depth;
-  peer().set_output_head(static_cast<int32_t>(depth + 1));  // delta depth + 1: impossible
+  const int32_t impossible = static_cast<int32_t>(depth + 1);  // delta depth + 1
+  peer().set_output_head(impossible);
   uint64_t published = 0;
   for (uint64_t i = 0; i <= depth && ep().live(); ++i) {
+    const size_t mark = log().mark();
     if (send(wire::kData, Bytes(8, static_cast<uint8_t>(i)))) ++published;
+    const size_t seen = log().count([impossible](const spsq_conf::Access& a) {
+      return (a.kind == AccessKind::kTest || a.kind == AccessKind::kWait) &&
+             a.offset == wire::kOutputHead && a.observed == impossible;
+    }, mark);
+    if (seen != 0) {
+      EXPECT_FALSE(ep().live()) << "W.LIVE.5: message " << i << " read the impossible head "
+                                << impossible << " and did not poison\n" << log().dump(mark);
+    }
   }
   EXPECT_LE(published, depth) << "published past the ring without reading the head";
   ExpectPoisoned(wire::kInvalidDescriptor, "impossible head counter");

@@ -3,12 +3,33 @@
 // spec's own L2 snippet, and the MaxInflight window.
 #include <cstring>
 #include <limits>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "conformance/l2/l2_fixture.h"
 
 namespace spsq_conf {
 namespace {
+
+// The endpoint template with its default window argument, Template<View>, or
+// void when the template has none. The pack keeps the argument count
+// dependent, so a template without a default is a substitution failure here
+// rather than an error.
+template <class V, uint64_t... N>
+auto DefaultWindowEndpoint(int) -> SPSQ_CERT_ENDPOINT<V, N...>*;
+template <class V>
+void DefaultWindowEndpoint(...);
+using DefaultWindowPtr = decltype(DefaultWindowEndpoint<HarnessView>(0));
+
+// Whether Template<View, M> names a type: a template that constrains its
+// window (enable_if, a constraint) rejects MaxInflight 0 at compile time
+// this way. (A static_assert in the class body cannot be probed: it ends the
+// build of this source.)
+template <class V, uint64_t M, class = void>
+struct WindowForms : std::false_type {};
+template <class V, uint64_t M>
+struct WindowForms<V, M, std::void_t<SPSQ_CERT_ENDPOINT<V, M>>> : std::true_type {};
 
 class CreateBind : public L2Test {
  protected:
@@ -40,11 +61,96 @@ class CreateBind : public L2Test {
     EXPECT_EQ(log().shared_accesses_since(mark), 0u)
         << what << ": a rejected construction touched shared memory:\n" << log().dump(mark);
     EXPECT_EQ(peer().l2_flag(), 0) << what << ": construction errors never raise the flag";
+    const char* m = EndpointAccess<EndpointT<N>>::message(*e);
+    const size_t cap = EndpointAccess<EndpointT<N>>::message_capacity(*e);
+    EXPECT_LT(strnlen(m, cap), cap) << what << ": W.ERR.1: message not NUL-terminated";
+    EXPECT_GT(strnlen(m, cap), 0u) << what << ": W.ERR.1: empty message";
+  }
+  // The AMB.WINDOW reading a refused peek on a full window showed.
+  template <class E>
+  static void RecordWindowAnswer(E& e) {
+    const uint32_t k = EndpointAccess<E>::kind(e);
+    if (!e.live()) {
+      SPSQ_READING("AMB.WINDOW", "C", std::string("poison: ") + wire::kind_name(k));
+    } else if (k != wire::kKindNone) {
+      SPSQ_READING("AMB.WINDOW", "B", std::string("error without poison: ") + wire::kind_name(k));
+    } else {
+      SPSQ_READING("AMB.WINDOW", "A", "ordinary no-progress");
+    }
+  }
+  // A window of one on endpoint type E: two inputs published, the second is
+  // held back until the first is released (how the refusal answers is
+  // AMB.WINDOW's question; reading C poisons, and the release path is then
+  // judged on a fresh queue, without the misuse).
+  template <class E>
+  void ExpectWindowOfOne(const char* what) {
+    using Access = EndpointAccess<E>;
+    endpoint_.reset();
+    std::unique_ptr<E> e;
+    typename Access::Handle h1{}, h2{};
+    auto start = [&] {
+      e.reset(new E(q().binding(), q().view(), Api::clock(&VirtualClock::now_ns)));
+      ASSERT_TRUE(e->live()) << what << ": " << Access::message(*e);
+      ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
+      ASSERT_EQ(peer().enqueue_data(Bytes(4, 2)), ScriptedL3::Enqueue::kOk);
+      ASSERT_TRUE(e->input().try_peek(h1)) << what;
+      EXPECT_EQ(Access::seq(h1), 1u) << what;
+    };
+    ASSERT_NO_FATAL_FAILURE(start());
+    EXPECT_FALSE(e->input().try_peek(h2)) << what << ": a second DATA handle while one is active";
+    RecordWindowAnswer(*e);
+    if (!e->live()) {
+      EXPECT_NE(Access::kind(*e), wire::kKindNone) << what << ": not live, yet no error kind";
+      EXPECT_EQ(peer().l2_flag(), 1) << what << ": a poison raises the L2 abort flag";
+      e.reset();
+      Rebuild(q().params(), /*with_endpoint=*/false);
+      ASSERT_NO_FATAL_FAILURE(start());
+    }
+    ASSERT_TRUE(e->input().release(h1)) << what;
+    ASSERT_TRUE(e->input().try_peek(h2)) << what << ": the held-back input after release";
+    EXPECT_EQ(Access::seq(h2), 2u) << what;
+    const uint8_t* p = Access::payload(h2);
+    ASSERT_NE(p, nullptr) << what;
+    EXPECT_EQ(std::vector<uint8_t>(p, p + Access::nbytes(h2)), Bytes(4, 2)) << what;
+    EXPECT_TRUE(e->input().release(h2)) << what;
+    EXPECT_TRUE(e->live()) << what;
+  }
+  // P: pointer to Template<View>, or void when the template has no default.
+  template <class P>
+  void ExpectDefaultWindowOfOne() {
+    if constexpr (std::is_void<P>::value) {
+      GTEST_SKIP() << "not applicable: " SPSQ_CERT_NAME "'s endpoint template has no default "
+                      "MaxInflight argument (Template<View> names no type)";
+    } else {
+      using Default = std::remove_pointer_t<P>;
+      record_observation("default_window.same_type_as_mi1",
+                         std::is_same<Default, EndpointT<1>>::value ? "yes" : "no");
+      ExpectWindowOfOne<Default>("Template<View> (the default MaxInflight)");
+    }
+  }
+  // MaxInflight M where Template<View, M> names a type: constructed, it must be
+  // refused as BAD_ARGUMENT (ExpectRejected). Returns false, doing nothing,
+  // when the template rejects M at compile time.
+  template <uint64_t M>
+  bool ExpectWindowRejectedAtConstruction(uint64_t depth, const char* what) {
+    if constexpr (WindowForms<HarnessView, M>::value) {
+      endpoint_.reset();
+      QueueParams p;
+      p.depth = depth;
+      Rebuild(p, /*with_endpoint=*/false);
+      ExpectRejected<M>(q().binding(), wire::kBadArgument, what);
+      return true;
+    } else {
+      (void)depth;
+      (void)what;
+      return false;
+    }
   }
 };
 
 TEST_F(CreateBind, DecodesTenScalarsInSpecOrder) {
-  SPSQ_CLAUSES("S0.BIND.1", "S1.BIND.ORDER", "S1.MAGIC.1", "W.CONST.1", "W.BIND.1");
+  SPSQ_CLAUSES("S0.BIND.1/l2-decode", "S1.BIND.ORDER/l2", "S1.MAGIC.1/l2-accepts",
+               "W.CONST.1/l2-accepts", "W.BIND.1/valid");
   EXPECT_EQ(Api::kScalarCount, 10u);
   const auto s = q().scalars();
   EXPECT_EQ(s[0], 0x5350535100010000ull);
@@ -64,12 +170,16 @@ TEST_F(CreateBind, DecodesTenScalarsInSpecOrder) {
 }
 
 TEST_F(CreateBind, RejectsEveryOtherScalarCountWithoutFallback) {
-  SPSQ_CLAUSES("S0.BIND.2", "S0.BIND.3", "W.BIND.1");
+  SPSQ_CLAUSES("S0.BIND.2/fewer", "S0.BIND.2/eleven", "S0.BIND.2/twelve", "S0.BIND.3/decode",
+               "W.BIND.1/count");
   const auto ten = q().scalars();
   uint64_t twelve[12];
   std::memcpy(twelve, ten.data(), sizeof(uint64_t) * 10);
   twelve[10] = 0;  // a 12-scalar TaskArgs form would append two more fields
   twelve[11] = 0;
+  // The first ten are valid: only the count is wrong.
+  Binding ok = Sentinel();
+  ASSERT_TRUE(Api::decode(twelve, 10, &ok)) << "harness: the first ten scalars are not valid";
   for (size_t count : {size_t{0}, size_t{1}, size_t{9}, size_t{11}, size_t{12}}) {
     Binding b = Sentinel();
     EXPECT_FALSE(Api::decode(twelve, count, &b)) << "count " << count << " accepted";
@@ -78,17 +188,21 @@ TEST_F(CreateBind, RejectsEveryOtherScalarCountWithoutFallback) {
 }
 
 TEST_F(CreateBind, RejectsEveryOtherPackedMagicVersion) {
-  SPSQ_CLAUSES("S1.MAGIC.1", "S1.MAGIC.2", "W.BIND.1", "W.CONST.1");
+  SPSQ_CLAUSES("S1.MAGIC.2/zero", "S1.MAGIC.2/magic", "S1.MAGIC.2/major", "S1.MAGIC.2/minor",
+               "S1.MAGIC.2/byte-order", "W.BIND.1/magic", "W.CONST.1/l2-accepts");
   const uint64_t bad[] = {
-      0,
-      0x5350535100000000ull,  // version 0.0
+      0,                      // zero
+      0x5350535100000000ull,  // major: version 0.0
       0x5350535100020000ull,  // major 2
       0x5350535100000001ull,  // major 0, minor 1
       0x5350535100010001ull,  // minor 1
-      0x5350535200010000ull,  // other magic
-      0x0000010051535053ull,  // byte-swapped
+      0x53505351FFFF0000ull,  // major 0xFFFF
+      0x535053510001FFFFull,  // minor 0xFFFF
+      0x5350535200010000ull,  // magic: another magic
+      0x0000000000010000ull,  // magic 0 with the right version
       0x5350535100010000ull ^ (uint64_t{1} << 63),
       ~uint64_t{0},
+      0x0000010051535053ull,  // byte order: the packed value byte-swapped
   };
   for (uint64_t mv : bad) {
     auto s = q().scalars();
@@ -100,7 +214,7 @@ TEST_F(CreateBind, RejectsEveryOtherPackedMagicVersion) {
 }
 
 TEST_F(CreateBind, RejectsZeroTransactionId) {
-  SPSQ_CLAUSES("S1.TXN.1", "W.BIND.1");
+  SPSQ_CLAUSES("S1.TXN.1/decode", "S1.TXN.1/endpoint", "W.BIND.1/txn", "S0.BIND.3/endpoint");
   auto s = q().scalars();
   s[2] = 0;
   Binding b = Sentinel();
@@ -112,8 +226,10 @@ TEST_F(CreateBind, RejectsZeroTransactionId) {
 }
 
 TEST_F(CreateBind, EndpointRefusesAnUnsupportedVersion) {
-  SPSQ_CLAUSES("S1.MAGIC.2", "S0.BIND.3", "W.ENUM.2", "W.ENUM.3", "W.ERR.2");
-  for (uint64_t mv : {uint64_t{0}, uint64_t{0x5350535100020000ull}, uint64_t{0x5350535100010001ull}}) {
+  SPSQ_CLAUSES("S1.MAGIC.2/endpoint", "S0.BIND.3/endpoint", "W.ENUM.2", "W.ENUM.3",
+               "W.ERR.1/construction", "W.ERR.2/rejected");
+  for (uint64_t mv :
+       {uint64_t{0}, uint64_t{0x5350535100020000ull}, uint64_t{0x5350535100010001ull}}) {
     wire::BindingFields f = q().fields();
     f.magic_version = mv;
     const Binding b = q().binding_with(f);
@@ -126,7 +242,7 @@ TEST_F(CreateBind, EndpointRefusesAnUnsupportedVersion) {
 }
 
 TEST_F(CreateBind, AcceptsZeroSessionBits) {
-  SPSQ_CLAUSES("S1.SESSION.1", "S0.USE.1");
+  SPSQ_CLAUSES("S1.SESSION.1/l2", "S0.USE.1");
   QueueParams p;
   p.depth = window_depth();
   p.session = 0;
@@ -145,7 +261,7 @@ TEST_F(CreateBind, AcceptsZeroSessionBits) {
 }
 
 TEST_F(CreateBind, PoisonDiagnosticsCarryTheInstanceIdentity) {
-  SPSQ_CLAUSES("S1.DIAG.1", "W.ERR.1", "W.ERR.2");
+  SPSQ_CLAUSES("S1.DIAG.1/l2-poison", "W.ERR.1/poison", "W.ERR.2/accepted");
   peer().publish_raw(wire::Descriptor{5, wire::kData, 0, 0});  // seq 5 at index 0
   Handle h{};
   EXPECT_FALSE(try_peek(h));
@@ -156,6 +272,41 @@ TEST_F(CreateBind, PoisonDiagnosticsCarryTheInstanceIdentity) {
   EXPECT_LT(strnlen(m, Api::message_capacity(ep())), Api::message_capacity(ep()))
       << "message not NUL-terminated within its bound";
   EXPECT_GT(std::strlen(m), 0u);
+}
+
+// Both directions keep publication order: numbered inputs are delivered in
+// the order L3 published them, across several ring cycles and with more than
+// one input waiting; outputs reach L3 in publish order with consecutive seq.
+TEST_F(CreateBind, MessagesKeepTheirOrderBothWays) {
+  SPSQ_CLAUSES("S0.PURPOSE.1/input-fifo", "S0.PURPOSE.1/output-fifo");
+  uint64_t in_seq = 0, out_seq = 0;
+  for (int round = 0; round < 3; ++round) {
+    const uint64_t batch = layout().depth;
+    for (uint64_t i = 0; i < batch; ++i) {
+      const uint8_t tag = static_cast<uint8_t>(in_seq + i);
+      ASSERT_EQ(peer().enqueue_data(Bytes(1 + (tag % 5), tag)), ScriptedL3::Enqueue::kOk);
+    }
+    for (uint64_t i = 0; i < batch; ++i) {
+      const uint8_t tag = static_cast<uint8_t>(in_seq);
+      Handle h{};
+      ASSERT_TRUE(try_peek(h)) << "input " << in_seq + 1;
+      EXPECT_EQ(Api::seq(h), in_seq + 1);
+      EXPECT_EQ(HandleBytes(h), Bytes(1 + (tag % 5), tag)) << "input " << in_seq + 1;
+      ASSERT_TRUE(release(h));
+      ++in_seq;
+      ASSERT_TRUE(send(wire::kData, Bytes(2 + (tag % 3), static_cast<uint8_t>(tag + 100))));
+    }
+    for (uint64_t i = 0; i < batch; ++i) {
+      const uint8_t tag = static_cast<uint8_t>(out_seq);
+      ScriptedL3::Message m;
+      ASSERT_TRUE(peer().poll_output(&m)) << "output " << out_seq + 1;
+      EXPECT_EQ(m.seq, out_seq + 1);
+      EXPECT_EQ(m.payload, Bytes(2 + (tag % 3), static_cast<uint8_t>(tag + 100)));
+      peer().release_outputs(1);
+      ++out_seq;
+    }
+  }
+  ExpectHealthy("after three ring cycles each way");
 }
 
 // The L2 snippet of spec section 1, verbatim, against the implementation's
@@ -214,40 +365,19 @@ TEST_F(CreateBind, SpecL2SnippetCompilesAndBinds) {
 }
 
 TEST_F(CreateBind, DefaultEndpointHoldsOneDataHandle) {
-  SPSQ_CLAUSES("S1.WIN.1", "S4.L2IN.1", "S4.L2IN.2");
-  endpoint_.reset();
-  std::unique_ptr<EndpointT<1>> e;
-  Handle h1{}, h2{};
-  auto start = [&] {  // two inputs published, the first acquired
-    e = q().make_endpoint<1>();  // the default MaxInflight
-    ASSERT_TRUE(e->live());
-    ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
-    ASSERT_EQ(peer().enqueue_data(Bytes(4, 2)), ScriptedL3::Enqueue::kOk);
-    ASSERT_TRUE(e->input().try_peek(h1));
-    EXPECT_EQ(Api::seq(h1), 1u);
-  };
-  ASSERT_NO_FATAL_FAILURE(start());
-  EXPECT_FALSE(e->input().try_peek(h2)) << "a second DATA handle while the first is active";
-  if (!e->live()) {
-    // How the refusal answers is AMB.WINDOW's question (reading C poisons).
-    // The release path is then judged on a fresh queue, without the misuse.
-    EXPECT_NE(EndpointAccess<EndpointT<1>>::kind(*e), wire::kKindNone)
-        << "not live after the refused peek, yet no error kind";
-    EXPECT_EQ(peer().l2_flag(), 1) << "a poison raises the L2 abort flag";
-    e.reset();
-    Rebuild(q().params(), /*with_endpoint=*/false);
-    ASSERT_NO_FATAL_FAILURE(start());
-  }
-  ASSERT_TRUE(e->input().release(h1));
-  ASSERT_TRUE(e->input().try_peek(h2)) << "the next input after release";
-  EXPECT_EQ(Api::seq(h2), 2u);
-  EXPECT_EQ(HandleBytes(h2), Bytes(4, 2));
-  EXPECT_TRUE(e->input().release(h2));
-  EXPECT_TRUE(e->live());
+  SPSQ_CLAUSES("S1.WIN.1/mi1", "S4.L2IN.1", "S4.L2IN.2");
+  ExpectWindowOfOne<EndpointT<1>>("MaxInflight 1");
+}
+
+// "The default endpoint" is the template with its default argument:
+// Template<View> must behave as MaxInflight 1.
+TEST_F(CreateBind, TemplateDefaultArgumentIsAWindowOfOne) {
+  SPSQ_CLAUSES("S1.WIN.1/default-arg");
+  ExpectDefaultWindowOfOne<DefaultWindowPtr>();
 }
 
 TEST_F(CreateBind, WindowOfNHoldsNDataHandles) {
-  SPSQ_CLAUSES("S1.WIN.2", "S4.L2IN.4", "S4.L2IN.2");
+  SPSQ_CLAUSES("S1.WIN.2/full", "S1.WIN.2/oldest-released", "S4.L2IN.4", "S4.L2IN.2");
   std::vector<Handle> held(kN);
   auto start = [&] {  // kN + 1 inputs published, kN acquired
     for (uint64_t i = 0; i <= kN; ++i) {
@@ -261,23 +391,64 @@ TEST_F(CreateBind, WindowOfNHoldsNDataHandles) {
   ASSERT_NO_FATAL_FAILURE(start());
   Handle extra{};
   EXPECT_FALSE(try_peek(extra)) << "handle " << kN + 1 << " exceeds MaxInflight " << kN;
+  RecordWindowAnswer(ep());
   if (!ep().live()) {
-    // How the refusal answers is AMB.WINDOW's question (reading C poisons).
-    // The window is then judged again on a fresh queue, without the misuse.
+    // Reading C poisons: the window is judged again on a fresh queue,
+    // without the misuse.
     ExpectPoisoned(0, "refused handle beyond the window");
     Rebuild(q().params());
     ASSERT_NO_FATAL_FAILURE(start());
   }
-  for (uint64_t i = 0; i < kN; ++i) {
+  // Releasing input 1 alone lets the held-back input in, with the other
+  // kN - 1 still held (readings A and B go on from the refusal itself).
+  ASSERT_TRUE(release(held[0])) << Api::message(ep());
+  ASSERT_TRUE(try_peek(extra)) << "input " << kN + 1 << " held back after input 1 was released";
+  EXPECT_EQ(Api::seq(extra), kN + 1);
+  EXPECT_EQ(HandleBytes(extra), Bytes(8, static_cast<uint8_t>(kN)));
+  for (uint64_t i = 1; i < kN; ++i) {
     EXPECT_EQ(HandleBytes(held[i]), Bytes(8, static_cast<uint8_t>(i))) << i;
     ASSERT_TRUE(release(held[i]));
   }
-  ASSERT_TRUE(try_peek(extra));
-  EXPECT_EQ(Api::seq(extra), kN + 1);
+  ASSERT_TRUE(release(extra));
+  ExpectHealthy("window of N after the held-back input");
+}
+
+// Input 2 released ahead of input 1 stays physically owned; whether it still
+// counts against the window is AMB.WINDOWPHYS's question (recorded). Once
+// input 1 is released too, both are gone under either reading and the next
+// input must be acquired.
+TEST_F(CreateBind, HeldBackInputFollowsTheOldestRelease) {
+  SPSQ_CLAUSES("S1.WIN.2/out-of-order", "S4.L2IN.4");
+  if (kN < 2) GTEST_SKIP() << "not applicable: needs MaxInflight >= 2";
+  for (uint64_t i = 0; i < kN + 2; ++i) {
+    ASSERT_EQ(peer().enqueue_data(Bytes(4, static_cast<uint8_t>(i))), ScriptedL3::Enqueue::kOk);
+  }
+  std::vector<Handle> held(kN);
+  for (auto& h : held) ASSERT_TRUE(try_peek(h));
+  ASSERT_TRUE(release(held[1]));
+  uint64_t next = kN + 1;
+  std::vector<Handle> more;
+  Handle h{};
+  if (try_peek(h)) {
+    SPSQ_READING("AMB.WINDOWPHYS", "A", "window counts logically active handles");
+    EXPECT_EQ(Api::seq(h), next++);
+    more.push_back(h);
+  } else {
+    ExpectHealthy("window of physically owned inputs");
+    SPSQ_READING("AMB.WINDOWPHYS", "B", "window counts physically owned inputs");
+  }
+  ASSERT_TRUE(release(held[0]));
+  ASSERT_TRUE(try_peek(h)) << "input " << next << " held back after inputs 1 and 2 were released";
+  EXPECT_EQ(Api::seq(h), next);
+  EXPECT_EQ(HandleBytes(h), Bytes(4, static_cast<uint8_t>(next - 1)));
+  more.push_back(h);
+  for (uint64_t i = 2; i < kN; ++i) ASSERT_TRUE(release(held[i]));
+  for (const Handle& m : more) ASSERT_TRUE(release(m));
+  ExpectHealthy("after the out-of-order release");
 }
 
 TEST_F(CreateBind, MaxInflightChangesNeitherLayoutNorBinding) {
-  SPSQ_CLAUSES("S1.WIN.3", "S1.WIN.5", "S1.WIN.6");
+  SPSQ_CLAUSES("S1.WIN.3", "S1.WIN.5/same-layout", "S1.WIN.5/wire-layout", "S1.WIN.6");
   endpoint_.reset();
   QueueParams p;
   p.depth = 4;
@@ -296,26 +467,62 @@ TEST_F(CreateBind, MaxInflightChangesNeitherLayoutNorBinding) {
   e4.reset();
   EXPECT_EQ(std::memcmp(&l1, &l2, sizeof(l1)), 0);
   EXPECT_EQ(std::memcmp(&l1, &l4, sizeof(l1)), 0);
-  EXPECT_EQ(l1.payload_bytes, layout().payload_bytes);
+  EXPECT_EQ(l1.depth, layout().depth);
+  EXPECT_EQ(l1.input_ring, layout().input_ring);
+  EXPECT_EQ(l1.output_ring, layout().output_ring);
+  EXPECT_EQ(l1.input_arena, layout().input_arena);
+  EXPECT_EQ(l1.input_arena_bytes, layout().input_arena_bytes);
   EXPECT_EQ(l1.output_arena, layout().output_arena);
+  EXPECT_EQ(l1.output_arena_bytes, layout().output_arena_bytes);
+  EXPECT_EQ(l1.payload_bytes, layout().payload_bytes);
+  EXPECT_EQ(l1.counter_bytes, layout().counter_bytes);
 }
 
 TEST_F(CreateBind, MaxInflightAboveDepthIsBadArgumentWithoutTheFlag) {
-  SPSQ_CLAUSES("S1.WIN.7", "S1.WIN.8", "S1.WIN.9", "W.ENUM.2", "W.ENUM.3");
+  SPSQ_CLAUSES("S1.WIN.7/above-depth", "S1.WIN.7/equal-depth", "S1.WIN.8/above-depth",
+               "S1.WIN.9/above-depth", "W.ENUM.2", "W.ENUM.3");
   endpoint_.reset();
   QueueParams p;
   p.depth = 1;
   Rebuild(p, false);
   ExpectRejected<2>(q().binding(), wire::kBadArgument, "MaxInflight 2 > depth 1");
+  auto ok1 = q().make_endpoint_from<1>(q().binding());
+  EXPECT_TRUE(ok1->live()) << "MaxInflight 1 == depth 1 is valid";
+  ok1.reset();
   p.depth = 2;
   Rebuild(p, false);
   ExpectRejected<4>(q().binding(), wire::kBadArgument, "MaxInflight 4 > depth 2");
+  ExpectRejected<3>(q().binding(), wire::kBadArgument, "MaxInflight 3 > depth 2");
   auto ok = q().make_endpoint_from<2>(q().binding());
   EXPECT_TRUE(ok->live()) << "MaxInflight == depth is valid";
+  ok.reset();
   p.depth = 4;
   Rebuild(p, false);
   auto ok4 = q().make_endpoint_from<4>(q().binding());
   EXPECT_TRUE(ok4->live()) << "MaxInflight 4 == depth 4 is valid";
+}
+
+// "The valid range is 1 <= MaxInflight <= depth": MaxInflight 0 never yields
+// a live endpoint, whatever the depth. Rejected at compile time (the
+// template-id names no type) or at construction; the second is judged below.
+TEST_F(CreateBind, MaxInflightZeroIsNoWindow) {
+  SPSQ_CLAUSES("S1.WIN.7/zero");
+  if (!ExpectWindowRejectedAtConstruction<0>(4, "MaxInflight 0, depth 4")) {
+    record_observation("window_zero", "rejected at compile time: Template<View, 0> names no type");
+    return;
+  }
+  ExpectWindowRejectedAtConstruction<0>(1, "MaxInflight 0, depth 1");
+  ExpectWindowRejectedAtConstruction<0>(16, "MaxInflight 0, depth 16");
+}
+
+// "Invalid combinations report BAD_ARGUMENT without setting the L2 abort
+// flag": a MaxInflight 0 endpoint that can be constructed reports it.
+TEST_F(CreateBind, MaxInflightZeroIsBadArgumentWithoutTheFlag) {
+  SPSQ_CLAUSES("S1.WIN.8/zero", "S1.WIN.9/zero", "W.ENUM.2");
+  if (!ExpectWindowRejectedAtConstruction<0>(2, "MaxInflight 0, depth 2")) {
+    GTEST_SKIP() << "not applicable: the endpoint template rejects MaxInflight 0 at compile "
+                    "time, so no construction reports it";
+  }
 }
 
 TEST_F(CreateBind, StopTakesTheExtraSlotBehindAFullWindow) {
@@ -348,7 +555,7 @@ TEST_F(CreateBind, StopTakesTheExtraSlotBehindAFullWindow) {
 // without a view write, and L2 wrote only its own direction. Checked here as
 // this test's own verdict; the fixture re-checks it after every test.
 TEST_F(CreateBind, AllSharedStateIsTheBoundRegionReachedThroughTheView) {
-  SPSQ_CLAUSES("S0.REGION.1", "W.VIEW.1", "S2.ARENA.1", "W.CTR.1");
+  SPSQ_CLAUSES("S0.REGION.1/l2", "W.VIEW.1", "S2.ARENA.1", "W.CTR.1");
   // Arenas of 1024 and messages of at most 200 bytes: the arenas wrap, but
   // never into the idle-arena case (liveness_test.cc judges that one).
   QueueParams p = q().params();

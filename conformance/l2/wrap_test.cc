@@ -1,16 +1,15 @@
 // W.CTR.3: the 32-bit counters wrap (and cross the int32 sign boundary) in
-// normal operation. 2^32 + 2 * depth messages go through one endpoint in
-// each direction; the harness records nothing on this path so the run is
-// bounded by the endpoint's own speed. SPSQ_WRAP_MESSAGES overrides the count
-// (for a quick local check); the certification runs the full count, once
-// (MaxInflight does not touch counters), with a lean view.
-#include <cstdlib>
-#include <cstring>
+// normal operation: the run of lean_wrap_driver.h through the L2 endpoint,
+// the input ring consumed and the output ring produced, over a lean view of
+// its own. The certification runs it once (MaxInflight does not touch
+// counters).
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
-#include <thread>
 #include <type_traits>
 
+#include "conformance/harness/lean_wrap_driver.h"
 #include "conformance/l2/l2_fixture.h"
 
 namespace spsq_conf {
@@ -92,87 +91,45 @@ class FastView {
 using FastEndpoint = SPSQ_CERT_ENDPOINT<FastView, 1>;
 using FastApi = EndpointAccess<FastEndpoint>;
 
-uint64_t MessageCount(uint64_t depth) {
-  const char* env = std::getenv("SPSQ_WRAP_MESSAGES");
-  if (env != nullptr) return std::strtoull(env, nullptr, 0);
-  return (uint64_t{1} << 32) + 2 * depth;
-}
-
-// One direction's run on its own queue: a string describing the first
-// failure, or empty.
+// One direction's queue and endpoint over the lean view.
 class WrapRun {
  public:
-  WrapRun() : queue_(Params()) {
+  WrapRun() : queue_(lean_wrap::Params()) {
     RegionMemory& m = queue_.memory();
     endpoint_.reset(new FastEndpoint(queue_.binding(),
                                      FastView(m.payload(), m.payload_bytes(), m.counter()),
                                      FastApi::clock(&VirtualClock::now_ns)));
   }
-  static QueueParams Params() {
-    QueueParams p;
-    p.depth = 1024;
-    p.input_arena = 64;
-    p.output_arena = 64;
-    p.shadow = false;
-    return p;
-  }
   bool live() const { return endpoint_->live(); }
   int32_t l2_flag() { return queue_.memory().load_counter(wire::kPeerFlag); }
 
-  std::string Input(uint64_t total) {
-    const uint64_t depth = queue_.layout().depth;
-    RegionMemory& m = queue_.memory();
+  // The endpoint consumes the input ring the peer fills.
+  std::string Consume(uint64_t total) {
     auto& in = endpoint_->input();
-    uint8_t desc[32] = {};
-    wire::store_le64(desc + wire::kOpcodeAt, wire::kData);
-    for (uint64_t k = 0; k < total;) {
-      const uint64_t batch = total - k < depth ? total - k : depth;
-      // L3: a batch of zero-byte DATA descriptors, then one tail update.
-      for (uint64_t i = 0; i < batch; ++i) {
-        wire::store_le64(desc, k + i + 1);
-        std::memcpy(m.payload() + queue_.layout().input_slot(k + i), desc, 32);
-      }
-      m.store_counter(wire::kInputTail, wire::low32(k + batch));
-      for (uint64_t i = 0; i < batch; ++i) {
-        FastApi::Handle h{};
-        if (!in.try_peek(h) || FastApi::seq(h) != k + i + 1 || !in.release(h)) {
-          return "input message " + std::to_string(k + i) + " (input tail counter " +
-                 std::to_string(m.load_counter(wire::kInputTail)) +
-                 "): " + FastApi::message(*endpoint_);
-        }
-      }
-      k += batch;
-      if (m.load_counter(wire::kInputHead) != wire::low32(k)) {
-        return "input head " + std::to_string(m.load_counter(wire::kInputHead)) + " after " +
-               std::to_string(k) + " releases";
-      }
-    }
-    return "";
+    return lean_wrap::PeerProduces(
+        queue_.memory(), queue_.layout(), lean_wrap::Ring{true}, total,
+        [&](uint64_t seq) -> std::string {
+          FastApi::Handle h{};
+          if (!in.try_peek(h)) return "try_peek: " + std::string(FastApi::message(*endpoint_));
+          if (FastApi::seq(h) != seq) return "seq " + std::to_string(FastApi::seq(h));
+          if (!in.release(h)) return "release: " + std::string(FastApi::message(*endpoint_));
+          return "";
+        });
   }
 
-  std::string Output(uint64_t total) {
-    const uint64_t depth = queue_.layout().depth;
-    RegionMemory& m = queue_.memory();
+  // The endpoint produces on the output ring the peer drains.
+  std::string Produce(uint64_t total) {
     auto& out = endpoint_->output();
     const auto data = FastApi::opcode_value(wire::kData);
-    for (uint64_t k = 0; k < total;) {
-      const uint64_t batch = total - k < depth ? total - k : depth;
-      for (uint64_t i = 0; i < batch; ++i) {
-        FastApi::Reservation r{};
-        if (!out.try_reserve(0, r) || !out.publish(r, data)) {
-          return "output " + std::to_string(k + i) + ": " + FastApi::message(*endpoint_);
-        }
-      }
-      k += batch;
-      const uint8_t* last = m.payload() + queue_.layout().output_slot(k - 1);
-      if (m.load_counter(wire::kOutputTail) != wire::low32(k) || wire::load_le64(last) != k) {
-        return "output tail " + std::to_string(m.load_counter(wire::kOutputTail)) +
-               ", last seq " + std::to_string(wire::load_le64(last)) + " after " +
-               std::to_string(k) + " outputs";
-      }
-      m.store_counter(wire::kOutputHead, wire::low32(k));  // L3 releases the batch
-    }
-    return "";
+    return lean_wrap::EndpointProduces(
+        queue_.memory(), queue_.layout(), lean_wrap::Ring{false}, total,
+        [&](uint64_t) -> std::string {
+          FastApi::Reservation r{};
+          if (!out.try_reserve(0, r) || !out.publish(r, data)) {
+            return FastApi::message(*endpoint_);
+          }
+          return "";
+        });
   }
 
  private:
@@ -180,45 +137,30 @@ class WrapRun {
   std::unique_ptr<FastEndpoint> endpoint_;
 };
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SPSQ_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SPSQ_SANITIZED 1
-#endif
-#endif
-
 TEST(Wrap, CountersWrapAndTrafficContinuesInBothDirections) {
-  SPSQ_CLAUSES("W.CTR.3");
-#ifdef SPSQ_SANITIZED
-  // Not run at all: only the wrap itself goes untested; the other tests judge
-  // the counters below 2^32.
-  if (std::getenv("SPSQ_WRAP_MESSAGES") == nullptr) {
+  SPSQ_CLAUSES("W.CTR.3/consumer", "W.CTR.3/producer", "W.CTR.3/sign");
+  // Not run at all under sanitizers: only the wrap itself goes untested; the
+  // other tests judge the counters below 2^32.
+  if (lean_wrap::SkipFullRunUnderSanitizer()) {
     GTEST_SKIP() << "sanitizer build: 2^33 instrumented queue operations take hours; the "
                     "uninstrumented certification runs the wrap";
   }
-#endif
   SPSQ_CLAUSES("S3.CTR.1", "S3.CTR.2");
-  const uint64_t total = MessageCount(WrapRun::Params().depth);
+  const uint64_t depth = lean_wrap::Params().depth;
+  const uint64_t total = lean_wrap::MessageCount(depth);
   WrapRun input, output;
   ASSERT_TRUE(input.live());
   ASSERT_TRUE(output.live());
-  // The directions are independent queues: run them on two threads.
   std::string input_error, output_error;
-  std::thread t([&] { input_error = input.Input(total); });
-  output_error = output.Output(total);
-  t.join();
-  EXPECT_EQ(input_error, "");
-  EXPECT_EQ(output_error, "");
+  lean_wrap::RunBoth([&] { return input.Consume(total); }, [&] { return output.Produce(total); },
+                     &input_error, &output_error);
+  EXPECT_EQ(input_error, "") << "consumer";
+  EXPECT_EQ(output_error, "") << "producer";
   EXPECT_TRUE(input.live());
   EXPECT_TRUE(output.live());
   EXPECT_EQ(input.l2_flag(), 0);
   EXPECT_EQ(output.l2_flag(), 0);
-  RecordProperty("messages_per_direction", std::to_string(total));
-  if (total < (uint64_t{1} << 32) + WrapRun::Params().depth) {
-    GTEST_SKIP() << "SPSQ_WRAP_MESSAGES=" << total
-                 << ": a shortened run does not cross 2^32 and proves nothing about the wrap";
-  }
+  lean_wrap::SkipIfShortened(total, depth);
 }
 
 }  // namespace

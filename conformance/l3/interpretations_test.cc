@@ -1,8 +1,10 @@
 // The open points and ambiguities as the L3 queue reads them: each test
-// records the reading the implementation showed (SPSQ_READING).
+// walks the clause's cases and records the reading they agree on
+// (ReadingVote, SPSQ_READING).
 #include <string>
 #include <vector>
 
+#include "conformance/harness/reading_vote.h"
 #include "conformance/l3/l3_fixture.h"
 
 namespace spsq_conf {
@@ -10,46 +12,116 @@ namespace {
 
 class L3Interpretation : public L3Suite {};
 
-TEST_F(L3Suite, BlockingCallSamplesThePeerFlag) {
-  SPSQ_CLAUSES("OPEN.ABORTSAMPLE");
-  Outputs(1);
-  peer().set_peer_flag(1);
-  L3Message m;
-  const L3Status first = l3().peek(1000, &m);
-  Rebuild(QueueParams());
-  peer().set_peer_flag(1);
-  const uint64_t t0 = VirtualClock::peek();
-  EXPECT_EQ(l3().peek(1000, &m), L3Status::kFailed);
-  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted);
-  const uint64_t waited = VirtualClock::peek() - t0;
-  EXPECT_LE(waited, 1000u);
-  if (first == L3Status::kOk && waited == 1000) {
-    SPSQ_READING("OPEN.ABORTSAMPLE", "A", "L3: flag sampled only after the wait expired");
-  } else {
-    SPSQ_READING("OPEN.ABORTSAMPLE", "B", "L3: flag sampled early");
+TEST_F(L3Interpretation, BlockingCallSamplesThePeerFlag) {
+  SPSQ_CLAUSES("OPEN.ABORTSAMPLE/ready", "OPEN.ABORTSAMPLE/empty", "OPEN.ABORTSAMPLE/room",
+               "OPEN.ABORTSAMPLE/full", "S3.TO.7");
+  ReadingVote v("OPEN.ABORTSAMPLE", {"A", "B"});
+  // A call that could make progress: progress fits both readings, an early
+  // REMOTE_ABORTED only B.
+  auto progress = [&](const char* key, L3Status s) {
+    if (s == L3Status::kOk) {
+      v.Case(key, {"A", "B"}, "progress with the flag raised");
+    } else if (s == L3Status::kFailed && l3().error().kind == wire::kRemoteAborted) {
+      v.Case(key, {"B"}, "REMOTE_ABORTED instead of progress");
+    } else {
+      ADD_FAILURE() << key << ": " << l3_status_name(s) << ", neither progress nor "
+                    << "REMOTE_ABORTED: " << l3().error().message;
+      v.Case(key, {}, l3_status_name(s));
+    }
+  };
+  // A call that cannot: REMOTE_ABORTED by the deadline, exactly at it (A).
+  auto expiry = [&](const char* key, L3Status s, uint64_t waited) {
+    const bool aborted = s == L3Status::kFailed && l3().error().kind == wire::kRemoteAborted;
+    EXPECT_TRUE(aborted) << key << ": S3.TO.7: " << l3_status_name(s) << ": "
+                         << l3().error().message;
+    EXPECT_LE(waited, 1000u) << key << ": S3.TO.7: waited past the deadline";
+    const std::string seen = "waited " + std::to_string(waited) + " of 1000 ns";
+    if (!aborted || waited > 1000) {
+      v.Case(key, {}, seen);
+    } else if (waited == 1000) {
+      v.Case(key, {"A", "B"}, "REMOTE_ABORTED at the deadline");
+    } else {
+      v.Case(key, {"B"}, "REMOTE_ABORTED early, " + seen);
+    }
+  };
+  {
+    Outputs(1);
+    peer().set_peer_flag(1);
+    L3Message m;
+    progress("ready", l3().peek(1000, &m));
   }
+  {
+    Rebuild(QueueParams());
+    peer().set_peer_flag(1);
+    L3Message m;
+    const uint64_t t0 = VirtualClock::peek();
+    const L3Status s = l3().peek(1000, &m);
+    expiry("empty", s, VirtualClock::peek() - t0);
+  }
+  {
+    Rebuild(QueueParams());
+    peer().set_peer_flag(1);
+    const auto bytes = Bytes(16, 4);
+    const L3Status s = l3().enqueue(bytes.data(), bytes.size(), 1000);
+    progress("room", s);
+    if (s == L3Status::kOk) {
+      const auto in = peer().drain_inputs();
+      ASSERT_EQ(in.size(), 1u) << "room";
+      EXPECT_EQ(in[0].payload, bytes) << "room";
+    }
+  }
+  {
+    Rebuild(QueueParams());
+    for (uint64_t i = 0; i < layout().depth; ++i) {
+      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "full: filling the ring";
+    }
+    peer().set_peer_flag(1);
+    const uint64_t t0 = VirtualClock::peek();
+    const L3Status s = l3().enqueue(nullptr, 0, 1000);
+    expiry("full", s, VirtualClock::peek() - t0);
+  }
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("OPEN.ABORTSAMPLE", "A", "L3: sampled only on expiry: " + v.detail());
+  if (r == "B") SPSQ_READING("OPEN.ABORTSAMPLE", "B", "L3: sampled early: " + v.detail());
 }
 
 TEST_F(L3Interpretation, IdleInputArenaTakesAMessageThatOnlyFitsAfterASkip) {
-  SPSQ_CLAUSES("AMB.ROOM");
-  // Cursor at 100 of 256, nothing unreleased, 200 bytes: the skip makes the
-  // literal bound 356 > 256.
+  SPSQ_CLAUSES("AMB.ROOM/mid", "AMB.ROOM/near-end", "AMB.ROOM/whole");
+  ReadingVote v("AMB.ROOM", {"A", "B"});
   ASSERT_EQ(layout().input_arena_bytes, 256u);
-  const auto first = Bytes(100, 1);
-  ASSERT_EQ(l3().try_enqueue(first.data(), first.size()), L3Status::kOk);
-  ASSERT_EQ(peer().drain_inputs().size(), 1u);
-  const auto bytes = Bytes(200, 2);
-  const L3Status s = l3().try_enqueue(bytes.data(), bytes.size());
-  if (s == L3Status::kOk) {
-    Message in;
-    ASSERT_TRUE(peer().poll_input(&in));
-    EXPECT_EQ(in.offset, layout().input_arena) << "the message skips to the arena start";
-    EXPECT_EQ(in.payload, bytes);
+  const uint64_t arena = layout().input_arena_bytes;
+  auto one = [&](const char* key, uint64_t cursor, uint64_t n) {
+    Rebuild(QueueParams());
+    const auto first = Bytes(cursor, 1);
+    ASSERT_EQ(l3().try_enqueue(first.data(), first.size()), L3Status::kOk) << key;
+    ASSERT_EQ(peer().drain_inputs().size(), 1u) << key;  // nothing unreleased
+    const auto bytes = Bytes(n, 2);
+    const L3Status s = l3().try_enqueue(bytes.data(), bytes.size());
+    if (s == L3Status::kOk) {
+      Message in;
+      ASSERT_TRUE(peer().poll_input(&in)) << key;
+      EXPECT_EQ(in.offset, layout().input_arena) << key << ": the message skips to the start";
+      EXPECT_EQ(in.payload, bytes) << key;
+      v.Case(key, {"A"}, "placed at the arena start");
+    } else {
+      const bool healthy = s == L3Status::kNoProgress && l3().live();
+      EXPECT_EQ(s, L3Status::kNoProgress) << key << ": refused, but not as ordinary no-progress";
+      ExpectHealthy(key);
+      v.Case(key, healthy ? std::initializer_list<const char*>{"B"}
+                          : std::initializer_list<const char*>{},
+             std::string("refused: ") + l3_status_name(s));
+    }
+  };
+  one("mid", 100, 200);  // the skip makes the literal bound 356 > 256
+  one("near-end", arena - 64, arena - 32);
+  one("whole", arena - 64, arena);
+  const std::string r = v.Decide();
+  if (r == "A") {
     SPSQ_READING("AMB.ROOM", "A", "L3 input: an idle arena accepts any message that fits it");
-  } else {
-    EXPECT_EQ(s, L3Status::kNoProgress) << "refused, but not as ordinary no-progress";
-    ExpectHealthy("refused on an idle arena");
-    SPSQ_READING("AMB.ROOM", "B", "L3 input: literal bound: refused on an idle arena (LIVE.1 fails)");
+  }
+  if (r == "B") {
+    SPSQ_READING("AMB.ROOM", "B",
+                 "L3 input: literal bound: refused on an idle arena (LIVE.1 fails)");
   }
 }
 

@@ -14,7 +14,7 @@
 #include "conformance/harness/queue_region.h"
 #include "conformance/harness/scripted_l2.h"
 #include "conformance/harness/virtual_clock.h"
-#include "conformance/harness/wire_model.h"
+#include "conformance/model/wire_model.h"
 #include "conformance/l3/l3_adapter.h"
 #include "gtest/gtest.h"
 

@@ -14,7 +14,9 @@ class L3Liveness : public L3Suite {};
 // arena once L2 released everything, and it must accept every placement of
 // the arena rule on its output.
 TEST_F(L3Suite, LivenessSweepsInBothDirections) {
-  SPSQ_CLAUSES("LIVE.1", "LIVE.2", "W.ARENA.1", "W.ARENA.4", "S2.WRAP.1", "S2.FIT.1", "AMB.ROOM");
+  SPSQ_CLAUSES("LIVE.1/l3-input", "LIVE.2/l3-output", "W.LIVE.1/sweeps", "W.ARENA.1",
+               "W.ARENA.4", "S2.WRAP.1", "S2.FIT.1");
+  SPSQ_EXERCISES("AMB.ROOM");
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
     const uint64_t sizes[] = {0, 1, 63, 64, 65, arena / 2, arena - 1, arena};
     for (uint64_t a : sizes) {
@@ -55,7 +57,8 @@ TEST_F(L3Suite, LivenessSweepsInBothDirections) {
 // (with nothing unreleased, and still after the blocking call's timeout) is
 // the literal room bound's livelock.
 TEST_F(L3Liveness, IdleInputArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
-  SPSQ_CLAUSES("W.LIVE.1", "W.LIVE.3", "LIVE.1");
+  SPSQ_CLAUSES("W.LIVE.1/near-end", "W.LIVE.1/whole", "W.LIVE.1/blocking", "W.LIVE.1/next",
+               "W.LIVE.3", "LIVE.1");
   const uint64_t arena = layout().input_arena_bytes;
   for (bool blocking : {false, true}) {
     for (uint64_t n : {arena - 32, arena}) {
@@ -96,7 +99,7 @@ TEST_F(L3Liveness, IdleInputArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
 // (cursor at arena - 64, arena - 32 bytes, at the arena start): L3's replay
 // of the placement rule must accept it, and the placements that follow.
 TEST_F(L3Liveness, IdleOutputArenaPlacementBeyondTheLiteralBoundIsAccepted) {
-  SPSQ_CLAUSES("W.LIVE.2", "LIVE.2");
+  SPSQ_CLAUSES("W.LIVE.2/idle-arena", "W.LIVE.2/following", "LIVE.2/idle-arena");
   const uint64_t arena = layout().output_arena_bytes;
   std::vector<uint8_t> buf(arena);
   L3Message m;
@@ -127,7 +130,7 @@ TEST_F(L3Liveness, IdleOutputArenaPlacementBeyondTheLiteralBoundIsAccepted) {
 // is required: every message is placed, and L2's releases are seen as soon
 // as room is needed.
 TEST_F(L3Liveness, HeadCounterReadsAreTheProducersChoice) {
-  SPSQ_CLAUSES("W.LIVE.4", "LIVE.1");
+  SPSQ_CLAUSES("W.LIVE.4/cycled", "W.LIVE.4/ring-room", "W.LIVE.4/arena-room", "LIVE.1");
   const uint64_t depth = layout().depth;
   const size_t mark = log().mark();
   const uint64_t messages = 3 * depth;
@@ -171,7 +174,8 @@ TEST_F(L3Liveness, HeadCounterReadsAreTheProducersChoice) {
 // producer on a cached head makes only once it needs room; a read that
 // observes it without poisoning is a FAIL.
 TEST_F(L3Liveness, ImpossibleInputHeadPoisonsAtTheReadThatSeesIt) {
-  SPSQ_CLAUSES("W.LIVE.5", "W.CTR.2", "S4.POISON.5");
+  SPSQ_CLAUSES("W.LIVE.5/cached-room", "W.LIVE.5/needs-room", "W.LIVE.5/observed", "W.CTR.2",
+               "S4.POISON.5");
   const uint64_t depth = layout().depth;
   const int32_t impossible = static_cast<int32_t>(depth + 1);  // delta depth + 1
   peer().set_input_head(impossible);

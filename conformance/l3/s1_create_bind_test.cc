@@ -14,7 +14,8 @@ namespace {
 class L3CreateBind : public L3Suite {};
 
 TEST_F(L3Suite, TaskArgScalarsAreTheBindingInSpecOrder) {
-  SPSQ_CLAUSES("S1.BIND.ORDER", "S1.MAGIC.1", "S0.BIND.1", "W.CONST.1");
+  SPSQ_CLAUSES("S1.BIND.ORDER/l3", "S1.MAGIC.1/l3-emits", "S0.BIND.1/l3-scalars",
+               "W.CONST.1/l3-emits");
   uint64_t s[10] = {};
   ASSERT_TRUE(l3().chip_task_arg_scalars(s, 10));
   const auto want = region().scalars();
@@ -23,16 +24,28 @@ TEST_F(L3Suite, TaskArgScalarsAreTheBindingInSpecOrder) {
 }
 
 TEST_F(L3Suite, ZeroSessionBitsAreAccepted) {
-  SPSQ_CLAUSES("S1.SESSION.1");
+  SPSQ_CLAUSES("S1.SESSION.1/l3");
   QueueParams p;
   p.session = 0;
   Rebuild(p);
-  ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+  uint64_t s[10] = {};
+  ASSERT_TRUE(l3().chip_task_arg_scalars(s, 10));
+  EXPECT_EQ(s[1], 0u) << "session_instance_id_bits as bound";
+  const auto b = Bytes(12, 3);
+  ASSERT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk);
+  Message in;
+  ASSERT_TRUE(peer().poll_input(&in));
+  EXPECT_EQ(in.payload, b);
+  ASSERT_EQ(peer().publish_data(Bytes(6, 4)), Enqueue::kOk);
+  std::vector<uint8_t> buf(16);
+  L3Message m;
+  ASSERT_EQ(l3().try_dequeue_into(buf.data(), buf.size(), &m), L3Status::kOk);
+  EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + 6), Bytes(6, 4));
   ExpectHealthy("session 0");
 }
 
 TEST_F(L3Suite, TryEnqueueReportsAFullRingWithoutPoison) {
-  SPSQ_CLAUSES("S1.TRYENQ.1", "S1.TRYENQ.3", "S2.CAP.1", "S2.DEPTH.1", "S4.NOPROG.1");
+  SPSQ_CLAUSES("S1.TRYENQ.1", "S1.TRYENQ.3/ring-full", "S2.CAP.1", "S2.DEPTH.1", "S4.NOPROG.1");
   for (uint64_t i = 0; i < layout().depth; ++i) {
     ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i + 1;
   }
@@ -45,7 +58,7 @@ TEST_F(L3Suite, TryEnqueueReportsAFullRingWithoutPoison) {
 }
 
 TEST_F(L3Suite, TryEnqueueReportsAFullArenaWithoutPoison) {
-  SPSQ_CLAUSES("S1.TRYENQ.2", "S1.TRYENQ.3", "S4.NOPROG.2", "W.ARENA.2");
+  SPSQ_CLAUSES("S1.TRYENQ.2", "S1.TRYENQ.3/arena-full", "S4.NOPROG.2", "W.ARENA.2");
   const auto big = Bytes(200, 1);
   ASSERT_EQ(l3().try_enqueue(big.data(), big.size()), L3Status::kOk);
   const auto mid = Bytes(100, 2);
@@ -59,7 +72,7 @@ TEST_F(L3Suite, TryEnqueueReportsAFullArenaWithoutPoison) {
 }
 
 TEST_F(L3Suite, NoOutputIsNoProgress) {
-  SPSQ_CLAUSES("S1.TRYPEEK.1", "S4.NOPROG.3");
+  SPSQ_CLAUSES("S1.TRYPEEK.1/try-peek", "S1.TRYPEEK.1/try-dequeue-into", "S4.NOPROG.3");
   L3Message m;
   uint8_t buf[8];
   EXPECT_EQ(l3().try_peek(&m), L3Status::kNoProgress);
@@ -68,9 +81,10 @@ TEST_F(L3Suite, NoOutputIsNoProgress) {
 }
 
 TEST_F(L3Suite, DequeueIntoCopiesAndReleasesInOneCall) {
-  SPSQ_CLAUSES("S1.DEQ.1", "S2.ERROR.1", "S2.OPC.4", "S2.SEQ.3", "S0.PURPOSE.1");
+  SPSQ_CLAUSES("S1.DEQ.1", "S2.ERROR.1", "S2.OPC.4", "S2.SEQ.3", "S0.PURPOSE.1/output-fifo");
   std::vector<uint8_t> err(32);
-  wire::encode_descriptor(wire::Descriptor{9, wire::kStop, 1, 1}, err.data());  // looks like a descriptor
+  // Payload bytes that look like a descriptor.
+  wire::encode_descriptor(wire::Descriptor{9, wire::kStop, 1, 1}, err.data());
   ASSERT_EQ(peer().publish(wire::kError, err.data(), err.size()), Enqueue::kOk);
   Outputs(1, 40);
   std::vector<uint8_t> buf(64);
@@ -86,6 +100,83 @@ TEST_F(L3Suite, DequeueIntoCopiesAndReleasesInOneCall) {
   ExpectHealthy("after ERROR and DATA");
 }
 
+// Both directions keep publication order across several ring cycles: L2
+// sees L3's inputs in the order L3 enqueued them, L3 dequeues L2's outputs in
+// the order L2 published them, with consecutive seq.
+TEST_F(L3Suite, MessagesKeepTheirOrderBothWays) {
+  SPSQ_CLAUSES("S0.PURPOSE.1/input-fifo", "S0.PURPOSE.1/output-fifo");
+  uint64_t n = 0;
+  std::vector<uint8_t> buf(16);
+  for (int round = 0; round < 3; ++round) {
+    const uint64_t batch = layout().depth;
+    for (uint64_t i = 0; i < batch; ++i) {
+      const auto b = Bytes(1 + (n + i) % 5, static_cast<uint8_t>(n + i));
+      ASSERT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk) << l3().error().message;
+      ASSERT_EQ(peer().publish_data(Bytes(2 + (n + i) % 3, static_cast<uint8_t>(n + i + 50))),
+                Enqueue::kOk);
+    }
+    const auto in = peer().drain_inputs();
+    ASSERT_EQ(in.size(), batch);
+    for (uint64_t i = 0; i < batch; ++i) {
+      EXPECT_EQ(in[i].seq, n + i + 1);
+      EXPECT_EQ(in[i].payload, Bytes(1 + (n + i) % 5, static_cast<uint8_t>(n + i)));
+      L3Message m;
+      ASSERT_EQ(l3().try_dequeue_into(buf.data(), buf.size(), &m), L3Status::kOk);
+      EXPECT_EQ(m.seq, n + i + 1);
+      const auto want = Bytes(2 + (n + i) % 3, static_cast<uint8_t>(n + i + 50));
+      ASSERT_EQ(m.payload_nbytes, want.size());
+      EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + static_cast<long>(want.size())),
+                want);
+    }
+    n += batch;
+  }
+  ExpectHealthy("after three ring cycles each way");
+}
+
+// A poison's diagnostics name the RegionInstance: the binding's session bits
+// and transaction id.
+TEST_F(L3Suite, PoisonDiagnosticsCarryTheInstanceIdentity) {
+  SPSQ_CLAUSES("S1.DIAG.1/l3-poison");
+  peer().publish_raw(wire::Descriptor{7, wire::kData, 0, 0});  // seq 7 where 1 is due
+  L3Message m;
+  EXPECT_EQ(l3().try_peek(&m), L3Status::kFailed);
+  ExpectPoisoned(0, "seq mismatch");
+  const L3ErrorInfo e = l3().error();
+  EXPECT_EQ(e.session_instance_id_bits, region().params().session);
+  EXPECT_EQ(e.transaction_id, region().params().transaction);
+  EXPECT_FALSE(e.message.empty());
+}
+
+// Each stop call publishes exactly one zero-byte STOP; with the ring full it
+// makes no progress (try_request_stop) or times out (request_stop) without
+// publishing or poisoning, and publishes once room appears.
+TEST_F(L3Suite, EachStopCallPublishesOneStop) {
+  SPSQ_CLAUSES("S1.STOPAPI.1/request-stop", "S1.STOPAPI.1/try-request-stop",
+               "S1.STOPAPI.1/ring-full");
+  for (int blocking = 0; blocking < 2; ++blocking) {
+    SCOPED_TRACE(blocking ? "request_stop(timeout)" : "try_request_stop()");
+    Rebuild(QueueParams());
+    for (uint64_t i = 0; i < layout().depth; ++i) {
+      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+    }
+    const int32_t tail = peer().counter(wire::kInputTail);
+    const L3Status full = blocking ? l3().request_stop(3000) : l3().try_request_stop();
+    EXPECT_EQ(full, blocking ? L3Status::kTimedOut : L3Status::kNoProgress)
+        << l3_status_name(full);
+    EXPECT_EQ(peer().counter(wire::kInputTail), tail) << "a STOP published into a full ring";
+    ExpectHealthy("stop on a full ring");
+    ASSERT_EQ(peer().drain_inputs().size(), layout().depth);
+    ASSERT_EQ(blocking ? l3().request_stop(3000) : l3().try_request_stop(), L3Status::kOk)
+        << l3().error().message;
+    const auto in = peer().drain_inputs();
+    ASSERT_EQ(in.size(), 1u) << "exactly one STOP";
+    EXPECT_EQ(in[0].seq, layout().depth + 1);
+    EXPECT_EQ(in[0].opcode, wire::kStop);
+    EXPECT_EQ(in[0].nbytes, 0u);
+    ExpectHealthy("after STOP");
+  }
+}
+
 // The invariants the fixture re-checks after every test, judged here as this
 // test's own verdict, after a duplex exchange that wraps both arenas: every
 // shared access inside the bound region (S0.REGION.1), writes only to the
@@ -94,7 +185,7 @@ TEST_F(L3Suite, DequeueIntoCopiesAndReleasesInOneCall) {
 // plain Set of the low 32 bits of the count (W.CTR.1). Then a poison, the
 // one time a flag is written: L3's own.
 TEST_F(L3CreateBind, AllSharedStateIsTheBoundRegionReachedThroughTheView) {
-  SPSQ_CLAUSES("S0.REGION.1", "S2.ARENA.2", "S3.SIG.1", "W.FLAG.3", "W.CTR.1");
+  SPSQ_CLAUSES("S0.REGION.1/l3", "S2.ARENA.2", "S3.SIG.1", "W.FLAG.3", "W.CTR.1");
   if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
   // Arenas of 1024 and messages of at most 200 bytes: both arenas wrap, but
   // never into the idle-arena case (liveness_test.cc judges that one).
@@ -162,7 +253,8 @@ TEST_F(L3CreateBind, AllSharedStateIsTheBoundRegionReachedThroughTheView) {
     EXPECT_LE(a.offset + a.nbytes, l.payload_bytes)
         << "S0.REGION.1: payload access outside the region: " << a.describe();
     if (a.kind == AccessKind::kWrite && a.ok && a.nbytes != 0) {
-      const bool ring = a.offset >= l.input_ring && a.offset + a.nbytes <= l.input_ring + l.ring_bytes;
+      const bool ring =
+          a.offset >= l.input_ring && a.offset + a.nbytes <= l.input_ring + l.ring_bytes;
       const bool arena =
           a.offset >= l.input_arena && a.offset + a.nbytes <= l.input_arena + l.input_arena_bytes;
       EXPECT_TRUE(ring || arena) << "S2.ARENA.2: L3 wrote outside the input ring and arena: "

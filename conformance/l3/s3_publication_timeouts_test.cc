@@ -1,7 +1,10 @@
 // Spec section 3, "Publication, Counters And Timeouts", from the L3 side: the
 // producer sequence, the signal slots and their writers, counter checks,
-// timeouts and the remote abort.
+// timeouts and the remote abort. Every blocking L3 call is walked down its
+// no-room path (expires at its deadline, not poison) and its happy path
+// (room appears mid-wait).
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "conformance/l3/l3_fixture.h"
@@ -10,69 +13,351 @@ namespace spsq_conf {
 namespace {
 
 constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+constexpr uint64_t kEndOfTime = ~uint64_t{0};
+constexpr size_t npos = AccessLog::npos;
 
-TEST_F(L3Suite, EnqueueTimesOutWithoutPoison) {
-  SPSQ_CLAUSES("S3.TO.6", "S4.NOPROG.4");
-  for (uint64_t i = 0; i < layout().depth; ++i) ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+class L3Publication : public L3Suite {
+ protected:
+  void FillInputRing() {
+    for (uint64_t i = 0; i < layout().depth; ++i) {
+      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i;
+    }
+  }
+  void FillInputArena() {
+    const auto b = Bytes(layout().input_arena_bytes, 1);
+    ASSERT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk);
+  }
+  // L2 takes and releases one input.
+  void TakeOneInput() {
+    Message m;
+    ASSERT_TRUE(peer().poll_input(&m));
+    peer().release_inputs(1);
+  }
+  // The input tail L3 published, as the scripted L2 reads it.
+  int32_t InputTail() { return peer().counter(wire::kInputTail); }
+  // Dequeues (takes and releases) n outputs through the adapter.
+  void DequeueOutputs(uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) {
+      L3Message m;
+      ASSERT_EQ(l3().try_peek(&m), L3Status::kOk) << "output " << i;
+      ASSERT_EQ(l3().release(m), L3Status::kOk);
+    }
+  }
+};
+
+// ---------------------------------------------------------- blocking calls
+
+TEST_F(L3Publication, EnqueueOnAFullRingEndsAtItsDeadlineWithoutPoison) {
+  SPSQ_CLAUSES("S3.TO.6/enqueue-ring", "S3.TO.8/enqueue-ring", "S3.TO.6/recovers",
+               "S4.NOPROG.4");
+  FillInputRing();
   const uint64_t t0 = VirtualClock::peek();
-  EXPECT_EQ(l3().enqueue(nullptr, 0, 5000), L3Status::kTimedOut);
-  EXPECT_GE(VirtualClock::peek() - t0, 5000u);
-  ExpectHealthy("enqueue timed out");
-  L3Message m;
-  EXPECT_EQ(l3().peek(3000, &m), L3Status::kTimedOut);
-  ExpectHealthy("peek timed out");
+  const auto b = Bytes(16, 3);
+  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kTimedOut);
+  EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "enqueue(5000) ended early or late";
+  ExpectHealthy("enqueue timed out on a full ring");
+  EXPECT_EQ(InputTail(), static_cast<int32_t>(layout().depth)) << "nothing was published";
+  peer().drain_inputs();
+  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kOk) << "room after the timeout";
 }
 
-TEST_F(L3Suite, BlockingCallsSucceedWhenL2ActsInTime) {
-  SPSQ_CLAUSES("S0.USE.1", "W.VIEW.3");
+TEST_F(L3Publication, EnqueueOnAFullArenaEndsAtItsDeadlineWithoutPoison) {
+  SPSQ_CLAUSES("S3.TO.6/enqueue-arena", "S3.TO.8/enqueue-arena", "S3.TO.6/recovers",
+               "S4.NOPROG.4");
+  FillInputArena();
+  const uint64_t t0 = VirtualClock::peek();
+  const auto b = Bytes(64, 4);
+  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 6000), L3Status::kTimedOut);
+  EXPECT_EQ(VirtualClock::peek() - t0, 6000u) << "enqueue(6000) ended early or late";
+  ExpectHealthy("enqueue timed out on a full arena");
+  EXPECT_EQ(InputTail(), 1) << "nothing was published";
+  peer().drain_inputs();
+  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 6000), L3Status::kOk) << "room after the timeout";
+}
+
+TEST_F(L3Publication, PeekAndDequeueOnAnEmptyQueueEndAtTheirDeadlines) {
+  SPSQ_CLAUSES("S3.TO.6/peek", "S3.TO.8/peek", "S3.TO.6/dequeue", "S3.TO.8/dequeue",
+               "S3.TO.6/recovers", "S4.NOPROG.4");
+  uint64_t t0 = VirtualClock::peek();
+  L3Message m;
+  EXPECT_EQ(l3().peek(3000, &m), L3Status::kTimedOut);
+  EXPECT_EQ(VirtualClock::peek() - t0, 3000u) << "peek(3000) ended early or late";
+  ExpectHealthy("peek timed out");
+  t0 = VirtualClock::peek();
+  std::vector<uint8_t> buf(64, 0xEE);
+  EXPECT_EQ(l3().dequeue_into(buf.data(), buf.size(), 4000, &m), L3Status::kTimedOut);
+  EXPECT_EQ(VirtualClock::peek() - t0, 4000u) << "dequeue_into(4000) ended early or late";
+  EXPECT_EQ(buf, std::vector<uint8_t>(64, 0xEE)) << "a timed-out dequeue wrote the buffer";
+  ExpectHealthy("dequeue_into timed out");
+  EXPECT_EQ(peer().counter(wire::kOutputHead), 0);
+  Outputs(1, 8);
+  EXPECT_EQ(l3().dequeue_into(buf.data(), buf.size(), 4000, &m), L3Status::kOk);
+  EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + 8), Bytes(8, 0));
+}
+
+TEST_F(L3Publication, RequestStopWithNoRoomEndsAtItsDeadlineWithoutPoison) {
+  SPSQ_CLAUSES("S3.TO.6/stop", "S3.TO.8/stop", "S3.TO.6/recovers", "S4.NOPROG.4");
+  FillInputRing();
+  const uint64_t t0 = VirtualClock::peek();
+  EXPECT_EQ(l3().request_stop(5000), L3Status::kTimedOut);
+  EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "request_stop(5000) ended early or late";
+  ExpectHealthy("request_stop timed out on a full ring");
+  EXPECT_EQ(InputTail(), static_cast<int32_t>(layout().depth)) << "no STOP was published";
+  peer().drain_inputs();
+  EXPECT_EQ(l3().request_stop(5000), L3Status::kOk) << "room for STOP after the timeout";
+  Message m;
+  ASSERT_TRUE(peer().poll_input(&m));
+  EXPECT_EQ(m.opcode, wire::kStop);
+}
+
+// A wake-up that brings too little room does not restart the timeout.
+TEST_F(L3Publication, AWakeUpWithTooLittleRoomStillEndsAtTheDeadline) {
+  SPSQ_CLAUSES("S3.TO.8/rewait", "S3.TO.6/enqueue-arena");
+  const uint64_t half = layout().input_arena_bytes / 2;
+  const auto a = Bytes(half, 1);
+  ASSERT_EQ(l3().try_enqueue(a.data(), a.size()), L3Status::kOk);
+  ASSERT_EQ(l3().try_enqueue(a.data(), a.size()), L3Status::kOk);
+  VirtualClock::after(300, [this] { TakeOneInput(); });  // half the arena: not enough
+  const uint64_t t0 = VirtualClock::peek();
+  const auto b = Bytes(half + half / 2, 2);
+  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kTimedOut);
+  EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "the wait must end at its first deadline";
+  ExpectHealthy("enqueue woken with too little room");
+  peer().drain_inputs();
+  EXPECT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk);
+}
+
+TEST_F(L3Publication, DeadlinesBeyondTheEndOfTimeSaturate) {
+  SPSQ_CLAUSES("S3.TO.8/near-max", "S3.TO.6/peek", "S3.TO.6/enqueue-ring");
+  // now + timeout overflows: the wait lasts to the end of time, no instant expiry.
+  VirtualClock::reset(kEndOfTime - 100);
+  L3Message m;
+  EXPECT_EQ(l3().peek(1000000, &m), L3Status::kTimedOut);
+  EXPECT_EQ(VirtualClock::peek(), kEndOfTime) << "the deadline wrapped: peek ended early";
+  ExpectHealthy("peek near the end of time");
+  VirtualClock::reset(kEndOfTime - 100);
+  FillInputRing();
+  EXPECT_EQ(l3().enqueue(nullptr, 0, 1000000), L3Status::kTimedOut);
+  EXPECT_EQ(VirtualClock::peek(), kEndOfTime) << "the deadline wrapped: enqueue ended early";
+  ExpectHealthy("enqueue near the end of time");
+  // Room near the end of time is still seen.
+  VirtualClock::reset(kEndOfTime - 100000);
+  const uint64_t t0 = VirtualClock::peek();
+  VirtualClock::after(700, [this] { peer().drain_inputs(); });
+  EXPECT_EQ(l3().enqueue(nullptr, 0, 1000000), L3Status::kOk);
+  EXPECT_EQ(VirtualClock::peek() - t0, 700u);
+}
+
+TEST_F(L3Publication, BlockingCallsSucceedWhenL2ActsInTime) {
+  SPSQ_CLAUSES("S0.USE.1", "S3.TO.8/progress", "S3.TO.8/near-max-progress");
+  uint64_t t0 = VirtualClock::peek();
   VirtualClock::after(400, [this] { Outputs(1); });
   L3Message m;
   ASSERT_EQ(l3().peek(5000, &m), L3Status::kOk);
+  EXPECT_EQ(VirtualClock::peek() - t0, 400u) << "peek returned late or early";
   EXPECT_EQ(m.seq, 1u);
   ASSERT_EQ(l3().release(m), L3Status::kOk);
-  for (uint64_t i = 0; i < layout().depth; ++i) ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+  t0 = VirtualClock::peek();
+  VirtualClock::after(450, [this] { Outputs(1); });
+  std::vector<uint8_t> buf(64);
+  ASSERT_EQ(l3().dequeue_into(buf.data(), buf.size(), 5000, &m), L3Status::kOk);
+  EXPECT_EQ(VirtualClock::peek() - t0, 450u) << "dequeue_into returned late or early";
+  FillInputRing();
+  t0 = VirtualClock::peek();
   VirtualClock::after(400, [this] { peer().drain_inputs(); });
   const auto b = Bytes(16, 3);
-  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kOk);
+  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kOk) << "ring room at +400";
+  EXPECT_EQ(VirtualClock::peek() - t0, 400u) << "enqueue returned late or early";
+  peer().drain_inputs();
+  FillInputArena();
+  t0 = VirtualClock::peek();
+  VirtualClock::after(350, [this] { peer().drain_inputs(); });
+  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kOk) << "arena room at +350";
+  EXPECT_EQ(VirtualClock::peek() - t0, 350u) << "enqueue returned late or early";
+  peer().drain_inputs();
+  FillInputRing();
+  t0 = VirtualClock::peek();
+  VirtualClock::after(250, [this] { TakeOneInput(); });
+  EXPECT_EQ(l3().request_stop(5000), L3Status::kOk) << "room for STOP at +250";
+  EXPECT_EQ(VirtualClock::peek() - t0, 250u) << "request_stop returned late or early";
+  // A wait whose deadline saturates at 2^64 - 1 still sees progress.
+  VirtualClock::reset(kEndOfTime - 100000);
+  t0 = VirtualClock::peek();
+  VirtualClock::after(600, [this] { Outputs(1); });
+  ASSERT_EQ(l3().peek(1000000, &m), L3Status::kOk);
+  EXPECT_EQ(VirtualClock::peek() - t0, 600u);
+  ExpectHealthy("blocking calls");
 }
 
-TEST_F(L3Suite, ProducerSequencePayloadFieldsSeqTail) {
-  SPSQ_CLAUSES("S3.PUB.1", "S3.PUB.2", "W.ORDER.1", "S3.CTR.1", "W.CTR.1");
-  if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
-  const auto b = Bytes(24, 7);
-  const size_t mark = log().mark();
-  ASSERT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk);
-  const uint64_t slot = layout().input_slot(0);
-  const uint64_t off = layout().input_arena;
-  size_t payload = AccessLog::npos, fields = AccessLog::npos, seq = AccessLog::npos,
-         tail = AccessLog::npos;
-  for (size_t i = mark; i < log().size(); ++i) {
-    const auto& a = log()[i];
-    if (a.kind == AccessKind::kWrite && a.ok) {
-      if (payload == AccessLog::npos && a.writes_payload(off, 24)) payload = i;
-      if (fields == AccessLog::npos && a.offset < slot + 32 && a.offset + a.nbytes > slot + 8) fields = i;
-      if (seq == AccessLog::npos && a.offset < slot + 8 && a.offset + a.nbytes > slot) {
-        seq = i;
-        EXPECT_LE(a.offset + a.nbytes, slot + 8) << "seq written together with bytes 8..31";
-      }
+// ---------------------------------------------------------- producer order
+
+struct PublishOrder {
+  size_t payload_done = npos;  // the write completing the payload span
+  size_t payload_last = npos;  // the last write touching it
+  size_t stray = npos;         // a write to the arena outside the message's span
+  size_t body_first = npos;    // descriptor bytes 8..31
+  size_t body_done = npos;
+  size_t body_last = npos;
+  size_t seq_first = npos;     // bytes 0..7
+  size_t seq_done = npos;
+  bool seq_with_body = false;
+  size_t tail = npos;
+};
+
+bool Touches(const Access& a, uint64_t off, uint64_t n) {
+  return a.kind == AccessKind::kWrite && a.ok && n != 0 && a.offset < off + n &&
+         off < a.offset + a.nbytes;
+}
+
+PublishOrder FindOrder(const AccessLog& log, size_t from, uint64_t slot, uint64_t arena,
+                       uint64_t arena_bytes, uint64_t off, uint64_t n) {
+  PublishOrder s;
+  if (n != 0) s.payload_done = log.written_by(from, off, n);
+  s.body_done = log.written_by(from, slot + 8, 24);
+  s.seq_done = log.written_by(from, slot, 8);
+  for (size_t i = from; i < log.size(); ++i) {
+    const Access& a = log[i];
+    if (Touches(a, off, n)) s.payload_last = i;
+    if (Touches(a, arena, arena_bytes) &&
+        (n == 0 || a.offset < off || a.offset + a.nbytes > off + n) && s.stray == npos) {
+      s.stray = i;
     }
-    if (tail == AccessLog::npos && a.kind == AccessKind::kNotify && a.offset == wire::kInputTail) tail = i;
+    const bool body = Touches(a, slot + 8, 24);
+    const bool seq = Touches(a, slot, 8);
+    if (body) {
+      if (s.body_first == npos) s.body_first = i;
+      s.body_last = i;
+    }
+    if (seq && s.seq_first == npos) s.seq_first = i;
+    if (seq && body) s.seq_with_body = true;
+    if (a.kind == AccessKind::kNotify && a.ok && a.offset == wire::kInputTail &&
+        s.tail == npos) {
+      s.tail = i;
+    }
   }
-  const std::string trace = log().dump(mark);
-  ASSERT_NE(payload, AccessLog::npos) << trace;
-  ASSERT_NE(fields, AccessLog::npos) << trace;
-  ASSERT_NE(seq, AccessLog::npos) << trace;
-  ASSERT_NE(tail, AccessLog::npos) << trace;
-  EXPECT_LT(payload, fields) << trace;
-  EXPECT_LT(fields, seq) << trace;
-  EXPECT_LT(seq, tail) << trace;
-  EXPECT_EQ(peer().counter(wire::kInputTail), 1);
+  return s;
 }
 
-TEST_F(L3Suite, ImpossibleCountersPoisonL3) {
-  SPSQ_CLAUSES("S3.CTR.3", "W.CTR.2", "S4.POISON.5");
+class L3ProducerOrder : public L3Publication {
+ protected:
+  // Enqueues n bytes and judges the producer sequence of that publication.
+  void Judge(const char* where, uint64_t n) {
+    const auto bytes = Bytes(n, static_cast<uint8_t>(n + 9));
+    const uint64_t k = peer().inputs_taken();
+    const size_t mark = log().mark();
+    ASSERT_EQ(l3().try_enqueue(n ? bytes.data() : nullptr, n), L3Status::kOk) << where;
+    Message m;
+    ASSERT_TRUE(peer().poll_input(&m)) << where;
+    const uint64_t off = n != 0 ? m.offset : 0;
+    const PublishOrder s = FindOrder(log(), mark, layout().input_slot(k), layout().input_arena,
+                                     layout().input_arena_bytes, off, n);
+    const std::string trace = std::string(where) + ":\n" + log().dump(mark);
+    EXPECT_EQ(m.seq, k + 1) << where;
+    EXPECT_EQ(m.payload, bytes) << where << ": the enqueued bytes reach L2";
+    if (n != 0) {
+      EXPECT_NE(s.payload_done, npos) << "payload not written through the view: " << trace;
+      EXPECT_LT(s.payload_done, s.body_first) << "payload visible before the fields: " << trace;
+      EXPECT_LT(s.payload_last, s.seq_first) << "payload written after the seq: " << trace;
+      EXPECT_LT(s.payload_last, s.tail) << "payload written after the tail: " << trace;
+    }
+    EXPECT_EQ(s.stray, npos) << "arena bytes written outside the message's span: " << trace;
+    EXPECT_NE(s.body_done, npos) << "descriptor bytes 8..31 not all written: " << trace;
+    EXPECT_NE(s.seq_done, npos) << "no write of the seq: " << trace;
+    EXPECT_NE(s.tail, npos) << "no tail publish: " << trace;
+    EXPECT_FALSE(s.seq_with_body) << "seq written together with bytes 8..31: " << trace;
+    EXPECT_LT(s.body_done, s.seq_first) << "all of bytes 8..31 precede the seq: " << trace;
+    EXPECT_LT(s.body_last, s.seq_first) << "bytes 8..31 written after the seq: " << trace;
+    EXPECT_LT(s.seq_done, s.tail) << "the seq precedes the tail: " << trace;
+    EXPECT_EQ(InputTail(), wire::low32(k + 1)) << where;
+    peer().release_inputs(1);
+  }
+};
+
+TEST_F(L3ProducerOrder, ProducerSequencePayloadFieldsSeqTail) {
+  SPSQ_CLAUSES("S3.PUB.1/reserve-write", "S3.PUB.1/visible-fields", "S3.PUB.1/fields-seq",
+               "S3.PUB.1/seq-tail", "S3.PUB.1/zero-byte", "S3.PUB.1/reused-slot",
+               "S3.PUB.1/after-skip", "S3.PUB.1/exact-end", "S3.PUB.2/before-seq",
+               "S3.PUB.2/before-tail", "S3.PUB.2/no-late-payload", "W.ORDER.1/body-first",
+               "W.ORDER.1/seq-separate", "W.ORDER.1/seq-then-tail", "W.ORDER.1/no-late-body");
+  if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
+  const uint64_t arena = layout().input_arena_bytes;
+  Judge("first message, 24 bytes", 24);
+  Judge("zero-byte message", 0);
+  Judge("40 bytes", 40);
+  Judge("ends exactly at the arena end", arena - 64);
+  Judge("200 bytes from the arena start", 200);
+  Judge("100 bytes after skipping the arena tail", 100);
+  while (peer().inputs_taken() % layout().depth != 0) Judge("filler", 8);
+  Judge("slot 0 reused after a ring wrap", 24);
+  ExpectHealthy("producer sequence");
+}
+
+TEST_F(L3Publication, CountersHoldTheLow32BitsOfTheCounts) {
+  SPSQ_CLAUSES("S3.CTR.1/tail", "S3.CTR.1/head", "W.CTR.1/set-op", "W.CTR.1/value");
+  if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
+  const uint64_t depth = layout().depth;
+  for (uint64_t k = 1; k <= 3 * depth; ++k) {
+    size_t mark = log().mark();
+    ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+    EXPECT_EQ(InputTail(), wire::low32(k)) << "after " << k << " inputs";
+    for (size_t i = mark; i < log().size(); ++i) {
+      const auto& a = log()[i];
+      if (a.kind != AccessKind::kNotify || a.offset != wire::kInputTail) continue;
+      EXPECT_EQ(a.op, 0u) << "a plain Set: " << a.describe();
+      EXPECT_EQ(a.value, wire::low32(k)) << a.describe();
+    }
+    peer().drain_inputs();
+    Outputs(1);
+    L3Message m;
+    ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
+    mark = log().mark();
+    ASSERT_EQ(l3().release(m), L3Status::kOk);
+    EXPECT_EQ(peer().counter(wire::kOutputHead), wire::low32(k)) << "after " << k << " releases";
+    size_t sets = 0;
+    for (size_t i = mark; i < log().size(); ++i) {
+      const auto& a = log()[i];
+      if (a.kind != AccessKind::kNotify || a.offset != wire::kOutputHead) continue;
+      ++sets;
+      EXPECT_EQ(a.op, 0u) << "a plain Set: " << a.describe();
+      EXPECT_EQ(a.value, wire::low32(k)) << a.describe();
+    }
+    EXPECT_GE(sets, 1u) << "release published no head";
+  }
+}
+
+TEST_F(L3Publication, FollowsL2ProgressObservedInSteps) {
+  SPSQ_CLAUSES("S3.CTR.2/step-one", "S3.CTR.2/step-depth", "S3.CTR.2/step-mixed",
+               "S3.CTR.2/head-steps", "W.CTR.2/full-depth", "S3.CTR.3/exact-depth");
+  const uint64_t depth = layout().depth;
+  uint64_t next_seq = 1;
+  for (uint64_t step : {uint64_t{1}, depth, depth - 1, uint64_t{1}, depth}) {
+    Outputs(step, 0);
+    for (uint64_t i = 0; i < step; ++i) {
+      L3Message m;
+      ASSERT_EQ(l3().try_peek(&m), L3Status::kOk) << "step " << step;
+      EXPECT_EQ(m.seq, next_seq++);
+      ASSERT_EQ(l3().release(m), L3Status::kOk);
+    }
+  }
+  // The input head advanced by L2 by depth at once, then 1.
+  for (int round = 0; round < 3; ++round) {
+    FillInputRing();
+    EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);
+    peer().drain_inputs();
+  }
+  FillInputRing();
+  TakeOneInput();
+  EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "one slot freed by a step of 1";
+  ExpectHealthy("stepped progress");
+}
+
+TEST_F(L3Publication, ImpossibleCountersPoisonL3) {
+  SPSQ_CLAUSES("S3.CTR.3/over-depth", "S3.CTR.3/minus-1", "S3.CTR.3/int-min",
+               "S3.CTR.3/int-max", "S3.CTR.3/sign-edge", "S3.CTR.3/head",
+               "W.CTR.2/over-depth", "W.CTR.2/negative", "W.CTR.2/sign-edge", "S4.POISON.5");
   const int32_t depth = static_cast<int32_t>(layout().depth);
-  for (int32_t raw : {depth + 1, -1, kMin, std::numeric_limits<int32_t>::max()}) {
+  for (int32_t raw : {depth + 1, -1, kMin, kMax, kMin + 1, kMax - depth + 1}) {
     Rebuild(QueueParams());
     Outputs(1);  // a valid message at index 0: only the counter can refuse
     peer().set_output_tail(raw);
@@ -80,34 +365,77 @@ TEST_F(L3Suite, ImpossibleCountersPoisonL3) {
     EXPECT_EQ(l3().try_peek(&m), L3Status::kFailed) << "output tail " << raw;
     ExpectPoisoned(wire::kInvalidDescriptor, "impossible output tail");
   }
-  // The input head L2 publishes: more than L3 published, with the ring full.
-  Rebuild(QueueParams());
-  for (int32_t i = 0; i < depth; ++i) ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
-  peer().set_input_head(depth + 1);
-  EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kFailed);
-  ExpectPoisoned(wire::kInvalidDescriptor, "impossible input head");
+  // The input head L2 publishes, with the ring full so L3 must read it.
+  for (int32_t raw : {depth + 1, -1, kMin, kMax}) {
+    Rebuild(QueueParams());
+    FillInputRing();
+    peer().set_input_head(raw);
+    EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kFailed) << "input head " << raw;
+    ExpectPoisoned(wire::kInvalidDescriptor, "impossible input head");
+  }
 }
 
-TEST_F(L3Suite, SignalsSitOnTheirSlotsWithTheirWriters) {
-  SPSQ_CLAUSES("S3.SIG.2", "S3.SIG.3", "S3.SIG.4", "S3.SIG.5", "S3.SIG.6", "S3.SIG.7",
-               "S3.PUB.5", "S2.ARENA.1");
+TEST_F(L3Publication, CountersMovingBackwardsOrJumpingAfterAWrapPoisonL3) {
+  SPSQ_CLAUSES("S3.CTR.3/backwards", "S3.CTR.3/after-wrap", "W.CTR.2/negative",
+               "W.CTR.2/over-depth");
+  const uint64_t depth = layout().depth;
+  const uint64_t seen = 2 * depth + 1;
+  for (int64_t ahead : {static_cast<int64_t>(depth) + 1, int64_t{-1}}) {
+    Rebuild(QueueParams());
+    Outputs(1, 0);
+    DequeueOutputs(1);
+    for (uint64_t i = 1; i < seen; ++i) {
+      Outputs(1, 0);
+      DequeueOutputs(1);
+    }
+    Outputs(1, 0);
+    peer().set_output_tail(
+        wire::low32(static_cast<uint64_t>(static_cast<int64_t>(seen) + ahead)));
+    L3Message m;
+    EXPECT_EQ(l3().try_peek(&m), L3Status::kFailed) << "output tail " << ahead << " from "
+                                                   << seen;
+    ExpectPoisoned(wire::kInvalidDescriptor, "impossible output tail after a ring wrap");
+  }
+  // The input head moving backwards, with the ring full again.
+  Rebuild(QueueParams());
+  FillInputRing();
+  peer().drain_inputs();
+  FillInputRing();  // needed room: L3 read head == depth
+  peer().set_input_head(static_cast<int32_t>(depth) - 1);
+  EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kFailed);
+  ExpectPoisoned(wire::kInvalidDescriptor, "input head moved backwards");
+}
+
+TEST_F(L3Publication, SignalsSitOnTheirSlotsWithTheirWriters) {
+  SPSQ_CLAUSES("S3.SIG.1/l3", "S3.SIG.2/l3", "S3.SIG.3/l3", "S3.SIG.4/l3", "S3.SIG.5/l3",
+               "S3.SIG.6/l3", "S3.SIG.7/l3", "W.FLAG.3/l3", "S3.PUB.5/tail-desc",
+               "S3.PUB.5/desc-payload", "S3.PUB.5/head-after-release", "S2.ARENA.1");
   if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
-  for (uint64_t i = 0; i < layout().depth; ++i) ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+  FillInputRing();
   EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);  // reads the input head
-  Outputs(1);
+  Outputs(1, 24);
   const size_t mark = log().mark();
   L3Message m;
   ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
+  std::vector<uint8_t> buf(24);
+  ASSERT_EQ(l3().read_into(m, buf.data(), buf.size()), L3Status::kOk);
+  EXPECT_EQ(buf, Bytes(24, 0));
   const size_t tail_read = log().find([](const spsq_conf::Access& a) {
     return (a.kind == AccessKind::kTest || a.kind == AccessKind::kWait) && a.offset == 128;
   }, mark);
   const uint64_t slot = layout().output_slot(0);
   const size_t desc_read = log().find([slot](const spsq_conf::Access& a) {
-    return a.kind == AccessKind::kRead && a.offset <= slot && a.offset + a.nbytes >= slot + 32;
+    return a.kind == AccessKind::kRead && a.offset < slot + 32 && slot < a.offset + a.nbytes;
   }, mark);
-  ASSERT_NE(tail_read, AccessLog::npos) << log().dump(mark);
-  ASSERT_NE(desc_read, AccessLog::npos) << log().dump(mark);
+  const uint64_t arena = layout().output_arena;
+  const size_t payload_read = log().find([arena](const spsq_conf::Access& a) {
+    return a.kind == AccessKind::kRead && a.offset < arena + 24 && arena < a.offset + a.nbytes;
+  }, mark);
+  ASSERT_NE(tail_read, npos) << log().dump(mark);
+  ASSERT_NE(desc_read, npos) << log().dump(mark);
+  ASSERT_NE(payload_read, npos) << "the payload was never made readable:\n" << log().dump(mark);
   EXPECT_LT(tail_read, desc_read);
+  EXPECT_LT(desc_read, payload_read) << "payload used before the descriptor was read";
   EXPECT_EQ(peer().counter(wire::kOutputHead), 0) << "head before release";
   ASSERT_EQ(l3().release(m), L3Status::kOk);
   EXPECT_EQ(peer().counter(wire::kOutputHead), 1);
@@ -118,8 +446,13 @@ TEST_F(L3Suite, SignalsSitOnTheirSlotsWithTheirWriters) {
   bool touched[6] = {};
   for (const auto& a : log().entries()) {
     if (a.part != RegionMemory::kCounter || !a.is_shared_access()) continue;
-    ASSERT_EQ(a.offset % 64, 0u);
+    ASSERT_EQ(a.offset % 64, 0u) << a.describe();
+    ASSERT_LT(a.offset, 384u) << a.describe();
     touched[a.offset / 64] = true;
+    if (a.kind == AccessKind::kNotify) {
+      EXPECT_TRUE(a.offset == 0 || a.offset == 192 || a.offset == 256)
+          << "L3 wrote an L2-owned signal: " << a.describe();
+    }
   }
   EXPECT_TRUE(touched[0]) << "S3.SIG.2: L3 publishes the input tail at 0";
   EXPECT_TRUE(touched[1]) << "S3.SIG.3: L3 reads the input head at 64";
@@ -129,25 +462,109 @@ TEST_F(L3Suite, SignalsSitOnTheirSlotsWithTheirWriters) {
   EXPECT_TRUE(touched[5]) << "S3.SIG.7: L3 samples the peer flag at 320";
 }
 
-TEST_F(L3Suite, RemoteAbortIsReportedWithoutRaisingTheInitiatorFlag) {
-  SPSQ_CLAUSES("S3.TO.7", "S4.POISON.12", "S4.POISON.13", "W.FLAG.2", "S4.POISON.14",
-               "S4.POISON.10");
-  for (int32_t flag : {1, 7}) {
+// ---------------------------------------------------------- remote abort
+
+TEST_F(L3Publication, RemoteAbortIsReportedWithoutRaisingTheInitiatorFlag) {
+  SPSQ_CLAUSES("S3.TO.7/peek", "S4.POISON.12", "S4.POISON.13", "W.FLAG.2/one", "W.FLAG.2/two",
+               "W.FLAG.2/int-max", "S4.POISON.14", "S4.POISON.10");
+  for (int32_t flag : {1, 2, kMax}) {
     Rebuild(QueueParams());
     peer().set_peer_flag(flag);
+    const uint64_t t0 = VirtualClock::peek();
     L3Message m;
-    EXPECT_EQ(l3().peek(2000, &m), L3Status::kFailed);
+    EXPECT_EQ(l3().peek(2000, &m), L3Status::kFailed) << "flag " << flag;
+    EXPECT_LE(VirtualClock::peek() - t0, 2000u) << "ended past the deadline";
     EXPECT_FALSE(l3().live());
     EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
     EXPECT_EQ(l3_flag(), 0);
     ExpectRejectsEverything("after remote abort");
     EXPECT_EQ(l3_flag(), 0);
   }
-  Rebuild(QueueParams());
-  peer().set_peer_flag(-1);
+}
+
+TEST_F(L3Publication, PeerFlagBelowOneIsNotRaised) {
+  SPSQ_CLAUSES("W.FLAG.2/zero", "W.FLAG.2/minus-1", "W.FLAG.2/int-min", "S3.TO.7/down",
+               "S3.TO.6/peek", "S3.TO.6/enqueue-ring");
+  for (int32_t flag : {0, -1, kMin}) {
+    Rebuild(QueueParams());
+    peer().set_peer_flag(flag);
+    L3Message m;
+    EXPECT_EQ(l3().peek(2000, &m), L3Status::kTimedOut) << "flag " << flag << " is not raised";
+    ExpectHealthy(("peek, L2 flag " + std::to_string(flag)).c_str());
+    FillInputRing();
+    EXPECT_EQ(l3().enqueue(nullptr, 0, 2000), L3Status::kTimedOut) << "flag " << flag;
+    ExpectHealthy(("enqueue, L2 flag " + std::to_string(flag)).c_str());
+  }
+}
+
+// Every blocking L3 call that expires with the L2 flag up reports remote abort.
+TEST_F(L3Publication, EveryExpiredBlockingCallReportsRemoteAbort) {
+  SPSQ_CLAUSES("S3.TO.7/enqueue", "S3.TO.7/dequeue", "S3.TO.7/stop", "S4.POISON.12",
+               "S4.POISON.13");
+  const auto b = Bytes(16, 1);
+  std::vector<uint8_t> buf(64);
   L3Message m;
-  EXPECT_EQ(l3().peek(2000, &m), L3Status::kTimedOut) << "flag -1 is not raised";
-  ExpectHealthy("flag -1");
+  for (int which = 0; which < 4; ++which) {
+    Rebuild(QueueParams());
+    const char* what = "";
+    L3Status s = L3Status::kOk;
+    if (which == 0) {
+      what = "enqueue on a full ring";
+      FillInputRing();
+      peer().set_peer_flag(1);
+      s = l3().enqueue(b.data(), b.size(), 1500);
+    } else if (which == 1) {
+      what = "enqueue on a full arena";
+      FillInputArena();
+      peer().set_peer_flag(1);
+      s = l3().enqueue(b.data(), b.size(), 1500);
+    } else if (which == 2) {
+      what = "dequeue_into on an empty queue";
+      peer().set_peer_flag(1);
+      s = l3().dequeue_into(buf.data(), buf.size(), 1500, &m);
+    } else {
+      what = "request_stop with no room";
+      FillInputRing();
+      peer().set_peer_flag(1);
+      s = l3().request_stop(1500);
+    }
+    EXPECT_EQ(s, L3Status::kFailed) << what << ": " << l3_status_name(s);
+    EXPECT_FALSE(l3().live()) << what;
+    EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << what << ": " << l3().error().message;
+    EXPECT_EQ(l3_flag(), 0) << what << ": remote abort must not raise the initiator flag";
+  }
+}
+
+// The flag rises in the middle of a positive wait: remote abort is reported
+// by the deadline, and never before the flag rose.
+TEST_F(L3Publication, APeerFlagRaisedDuringTheWaitIsReportedByTheDeadline) {
+  SPSQ_CLAUSES("S3.TO.7/mid-wait", "S4.POISON.12", "S4.POISON.13");
+  uint64_t t0 = VirtualClock::peek();
+  VirtualClock::after(500, [this] { peer().set_peer_flag(1); });
+  L3Message m;
+  EXPECT_EQ(l3().peek(1000, &m), L3Status::kFailed) << "flag raised at +500 of a 1000 ns peek";
+  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
+  EXPECT_GE(VirtualClock::peek() - t0, 500u) << "remote abort before the flag rose";
+  EXPECT_LE(VirtualClock::peek() - t0, 1000u) << "peek ended past its deadline";
+  EXPECT_EQ(l3_flag(), 0);
+  Rebuild(QueueParams());
+  FillInputRing();
+  t0 = VirtualClock::peek();
+  VirtualClock::after(700, [this] { peer().set_peer_flag(1); });
+  EXPECT_EQ(l3().enqueue(nullptr, 0, 2000), L3Status::kFailed)
+      << "flag raised at +700 of a 2000 ns enqueue";
+  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
+  EXPECT_GE(VirtualClock::peek() - t0, 700u) << "remote abort before the flag rose";
+  EXPECT_LE(VirtualClock::peek() - t0, 2000u) << "enqueue ended past its deadline";
+  EXPECT_EQ(l3_flag(), 0);
+  Rebuild(QueueParams());
+  FillInputRing();
+  t0 = VirtualClock::peek();
+  VirtualClock::after(300, [this] { peer().set_peer_flag(1); });
+  EXPECT_EQ(l3().request_stop(900), L3Status::kFailed) << "flag raised at +300 of 900 ns";
+  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
+  EXPECT_GE(VirtualClock::peek() - t0, 300u) << "remote abort before the flag rose";
+  EXPECT_LE(VirtualClock::peek() - t0, 900u) << "request_stop ended past its deadline";
 }
 
 }  // namespace

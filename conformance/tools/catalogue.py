@@ -24,12 +24,24 @@ DECLARATION = re.compile(r"(?i)spsq_(?:clauses|reading)\s*\(")
 _TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/|#[^\n]*',
                     re.S)
 _TEST_DECL = re.compile(r"\bTEST(?:_F|_P)?\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
-QUOTED_ID = re.compile(r'"([A-Z][A-Z0-9]*(?:\.[A-Z0-9]+)+)"')
+# A clause ID, or "<clause ID>/<case>" naming one case of the clause's checklist.
+QUOTED_ID = re.compile(r'"([A-Z][A-Z0-9]*(?:\.[A-Z0-9]+)+(?:/[a-z0-9][a-z0-9-]*)?)"')
+CASE_KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 REQUIRED = ("id", "section", "source", "text", "requirement", "level", "role", "surface", "how")
 
 
 def normalize_ws(text):
     return re.sub(r"\s+", " ", text).strip()
+
+
+def clause_of(token):
+    """The clause ID of a declared token ("S4.POISON.1/seq0" -> "S4.POISON.1")."""
+    return token.split("/", 1)[0]
+
+
+def case_of(token):
+    """The case key of a declared token, or None when it names the clause."""
+    return token.split("/", 1)[1] if "/" in token else None
 
 
 def load(path):
@@ -100,15 +112,36 @@ def declared_ids(text):
     return ids
 
 
-def scan_sources(paths):
-    """Maps clause ID -> sorted list of source files that declare it."""
+def scan_tokens(paths):
+    """Maps each declared token (clause ID or "ID/case") -> sorted source files."""
     found = {}
     for path in paths:
         with open(path, errors="replace") as f:
             text = live_declarations(f.read(), python=path.endswith(".py"))
-        for cid in declared_ids(text):
-            found.setdefault(cid, set()).add(path)
+        for token in declared_ids(text):
+            found.setdefault(token, set()).add(path)
     return {k: sorted(v) for k, v in found.items()}
+
+
+def scan_sources(paths):
+    """Maps clause ID -> sorted list of source files that declare it (as a
+    whole or through one of its cases)."""
+    found = {}
+    for token, files in scan_tokens(paths).items():
+        found.setdefault(clause_of(token), set()).update(files)
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def cases_without_tests(clauses, tokens, skip=()):
+    """[(clause ID, case key, case text)] for every listed case no live test names."""
+    missing = []
+    for c in clauses:
+        if c["id"] in skip or "untestable" in c:
+            continue
+        for key, text in sorted(c.get("cases", {}).items()):
+            if "%s/%s" % (c["id"], key) not in tokens:
+                missing.append((c["id"], key, text))
+    return missing
 
 
 def label_exists(root, label):

@@ -9,6 +9,8 @@ its source) are FAIL.
 Outputs, in --out (default: the test's undeclared outputs, or
 <workspace>/bazel-certification/<name> under bazel run):
   report.md, report.json, junit.xml       the verdict table three ways
+  report.html                              the clause matrix and drill-downs,
+                                           one self-contained page
   package/                                 report + identity + logs + XML +
                                            region dumps + MANIFEST.sha256
   <name>-package.tar.gz                    the package as one file
@@ -28,6 +30,7 @@ import tarfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import catalogue  # noqa: E402
+import report_html  # noqa: E402
 import verdicts as V  # noqa: E402
 
 def _timeouts():
@@ -331,7 +334,9 @@ def main(argv):
     md = V.render_markdown(verdicts, identity)
     js = V.render_json(verdicts, identity)
     junit = V.render_junit(verdicts, identity)
-    for name, text in (("report.md", md), ("report.json", js), ("junit.xml", junit)):
+    page = report_html.render(json.loads(js))
+    for name, text in (("report.md", md), ("report.json", js), ("junit.xml", junit),
+                       ("report.html", page)):
         write(os.path.join(out, name), text)
         write(os.path.join(pkg, name), text)
     write(os.path.join(pkg, "identity.json"), json.dumps(identity, indent=1) + "\n")
@@ -359,8 +364,8 @@ def main(argv):
         print("\nalso in bazel-testlogs/%s/test.outputs/ (outputs.zip)/%s" % (
             os.environ["TEST_TARGET"].lstrip("/").replace(":", "/"), args.name))
         shown = publish_copy(out, args.name) or out
-    print("\nreport: %s\npackage: %s" % (os.path.join(shown, "report.md"),
-                                          os.path.join(shown, args.name + "-package.tar.gz")))
+    print("\nreport: %s (and report.html)\npackage: %s" % (
+        os.path.join(shown, "report.md"), os.path.join(shown, args.name + "-package.tar.gz")))
     print("summary: " + ", ".join("%s %d" % (k, summary[k]) for k in V.ORDER))
 
     status = 0

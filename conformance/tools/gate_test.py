@@ -9,6 +9,14 @@ Fails when
     comments and DISABLED_ tests; unless it is informative and says why it cannot be
     tested, or it waits for a target that does not exist yet),
   - a clause waits for a target that now exists but still has no test,
+  - a case of a clause's `how` checklist ("cases") has no test naming
+    "<ID>/<case>", or a test names a case the clause does not list,
+  - a sentence held by several clauses (a split) is not declared in the
+    catalogue's "splits" table with exactly those clauses (so dropping one
+    part of a split sentence fails here),
+  - a clause's role or surface differs from what its sentence states
+    (sentence_roles.py) without an entry in the "narrowings" table, or an
+    entry there no longer matches the clause,
   - a test names a clause ID the catalogue does not have,
   - an open point of the wire contract has no clause.
 
@@ -18,6 +26,7 @@ Arguments: --root-marker FILE (a runfile inside conformance/), --catalogue,
 
 import argparse
 import filecmp
+import json
 import os
 import re
 import sys
@@ -26,6 +35,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import catalogue  # noqa: E402
+import sentence_roles  # noqa: E402
 import spec_units  # noqa: E402
 
 ARGS = None
@@ -55,11 +65,14 @@ class Gate(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.clauses = catalogue.load(ARGS.catalogue)
+        with open(ARGS.catalogue) as f:
+            cls.tables = json.load(f)
         with open(ARGS.spec) as f:
             cls.spec = f.read()
         with open(ARGS.wire) as f:
             cls.wire = f.read()
         cls.declared = catalogue.scan_sources(ARGS.sources)
+        cls.tokens = catalogue.scan_tokens(ARGS.sources)
         cls.root = repo_root()
 
     def test_vendored_spec_matches_shared(self):
@@ -94,6 +107,15 @@ class Gate(unittest.TestCase):
             if "untestable" in c:
                 self.assertEqual(c["level"], "INFO",
                                  "%s: only informative clauses may be untestable" % cid)
+            if "cases" in c:
+                cases = c["cases"]
+                self.assertIsInstance(cases, dict, "%s: cases must map key -> text" % cid)
+                self.assertGreater(len(cases), 1,
+                                   "%s: a single case is the clause itself; drop cases" % cid)
+                for key, text in cases.items():
+                    self.assertRegex(key, catalogue.CASE_KEY, "%s: malformed case key" % cid)
+                    self.assertTrue(isinstance(text, str) and text.strip(),
+                                    "%s/%s: case has no text" % (cid, key))
             if "interpretation" in c:
                 i = c["interpretation"]
                 for field in ("question", "readings", "preferred", "grading"):
@@ -169,10 +191,90 @@ class Gate(unittest.TestCase):
         self.assertFalse(unblocked, "blocked clauses whose target exists but still have no "
                          "test: " + ", ".join(unblocked))
 
+    def test_every_case_has_a_test(self):
+        skip = set()
+        for c in self.clauses:
+            blocked = c.get("blocked_on")
+            if blocked and not catalogue.label_exists(self.root, blocked):
+                skip.add(c["id"])
+        missing = catalogue.cases_without_tests(self.clauses, self.tokens, skip)
+        self.assertFalse(missing, "checklist cases with no test (python3 "
+                         "conformance/tools/how_cases.py lists them):\n  " + "\n  ".join(
+                             "%s/%s: %s" % m for m in missing))
+
     def test_tests_name_known_clauses(self):
-        known = {c["id"] for c in self.clauses}
-        unknown = {cid: files for cid, files in self.declared.items() if cid not in known}
+        by_id = catalogue.by_id(self.clauses)
+        unknown = {t: files for t, files in self.tokens.items()
+                   if catalogue.clause_of(t) not in by_id}
         self.assertFalse(unknown, "tests name unknown clause IDs: %r" % unknown)
+        bad_cases = {t: files for t, files in self.tokens.items()
+                     if catalogue.case_of(t) and catalogue.clause_of(t) in by_id and
+                     catalogue.case_of(t) not in by_id[catalogue.clause_of(t)].get("cases", {})}
+        self.assertFalse(bad_cases, "tests name cases their clause does not list: %r" % bad_cases)
+
+    def split_groups(self):
+        """Sets of clauses that hold the same sentence (or line) of a document."""
+        groups = set()
+        _, units = spec_units.spec_units(self.spec)
+        spec_clauses = [c for c in self.clauses if c["source"] == "spec"]
+        pieces = {}
+        for c in spec_clauses:
+            lines = c["text"].split("\n")
+            pieces[c["id"]] = set(lines) | {s for l in lines for s in spec_units.split_sentences(l)}
+        for u in units:
+            owners = frozenset(c["id"] for c in spec_clauses if u.text in pieces[c["id"]])
+            if len(owners) > 1:
+                groups.add(owners)
+        by_text = {}
+        for c in self.clauses:
+            if c["source"] != "spec":
+                by_text.setdefault(catalogue.normalize_ws(c["text"]), set()).add(c["id"])
+        groups |= {frozenset(ids) for ids in by_text.values() if len(ids) > 1}
+        return groups
+
+    def test_split_sentences_keep_every_part(self):
+        declared = [frozenset(s["clauses"]) for s in self.tables.get("splits", [])]
+        for s in self.tables.get("splits", []):
+            self.assertTrue(s.get("why"), "split %s: no reason" % sorted(s["clauses"]))
+        actual = self.split_groups()
+        lost = [g for g in declared if g not in actual]
+        undeclared = [g for g in actual if g not in declared]
+        self.assertFalse(lost, "declared splits whose clauses no longer share one sentence "
+                         "(a part was dropped or reworded): " + "; ".join(
+                             ", ".join(sorted(g)) for g in lost))
+        self.assertFalse(undeclared, "sentences held by several clauses that the \"splits\" "
+                         "table does not declare: " + "; ".join(
+                             ", ".join(sorted(g)) for g in undeclared))
+
+    def test_roles_match_their_sentences(self):
+        allowed = {}
+        for entry in self.tables.get("narrowings", []):
+            self.assertTrue(entry.get("why"), "narrowing %s: no reason" % entry["clauses"])
+            for cid in entry["clauses"]:
+                self.assertNotIn(cid, allowed, "%s: listed twice in narrowings" % cid)
+                allowed[cid] = (entry["role"], entry["surface"])
+        by_id = catalogue.by_id(self.clauses)
+        problems = []
+        for cid, (role, surface) in sorted(allowed.items()):
+            c = by_id.get(cid)
+            if c is None:
+                problems.append("%s: in narrowings but not in the catalogue" % cid)
+                continue
+            if (c["role"], c["surface"]) != (role, surface):
+                problems.append("%s: narrowings says %s/%s, the clause is %s/%s" % (
+                    cid, role, surface, c["role"], c["surface"]))
+        for c in self.clauses:
+            if c["source"] != "spec":
+                continue
+            role, surface = sentence_roles.derive(c["text"])
+            differs = (role and role != c["role"]) or (surface and surface != c["surface"])
+            if differs and c["id"] not in allowed:
+                problems.append("%s: the sentence binds %s/%s, the clause is %s/%s; fix the "
+                                "clause or add a narrowing with its reason" % (
+                                    c["id"], role, surface or "*", c["role"], c["surface"]))
+            if not differs and c["id"] in allowed:
+                problems.append("%s: listed in narrowings but matches its sentence" % c["id"])
+        self.assertFalse(problems, "\n  ".join([""] + problems))
 
     def test_sources_were_scanned(self):
         # Guards against a BUILD change that silently passes no sources.

@@ -48,12 +48,23 @@ class TestCase(object):
 
     @property
     def clauses(self):
-        return self._list("clauses")
+        """Clause IDs judged; a named case ("ID/key") judges its clause."""
+        out = []
+        for token in self._list("clauses"):
+            cid = catalogue.clause_of(token)
+            if cid not in out:
+                out.append(cid)
+        return out
+
+    @property
+    def cases(self):
+        """The "ID/key" case tokens the test judged."""
+        return [t for t in self._list("clauses") if catalogue.case_of(t)]
 
     @property
     def exercises(self):
         """Clauses the test goes through without judging them."""
-        return self._list("exercises")
+        return [catalogue.clause_of(t) for t in self._list("exercises")]
 
     @property
     def invariants(self):
@@ -112,6 +123,7 @@ class Verdict(object):
         self.tests = tests or []
         self.readings = readings or {}
         self.failures = failures or []  # (test name, message, region)
+        self.cases = {}  # checklist case key -> PASS / FAIL / skipped / not judged here
 
     def to_json(self):
         c = self.clause
@@ -130,8 +142,28 @@ class Verdict(object):
             out["readings"] = self.readings
             out["interpretation"] = c.get("interpretation")
         if self.failures:
-            out["failures"] = [{"test": t, "message": m, "region": r} for t, m, r in self.failures]
+            out["failures"] = [{"test": t, "message": m, "region": r, "rerun": cmd, "dump": dump}
+                               for t, m, r, cmd, dump in self.failures]
+        if self.cases:
+            out["cases"] = self.cases
         return out
+
+
+def case_statuses(clause, covering):
+    """Per checklist case of the clause: what the tests of this certification showed."""
+    out = {}
+    for key in sorted(clause.get("cases", {})):
+        token = "%s/%s" % (clause["id"], key)
+        naming = [t for t in covering if token in t.cases and not declared_not_applicable(t)]
+        if any(t.failures for t in naming):
+            out[key] = FAIL
+        elif any(t.ran for t in naming):
+            out[key] = PASS
+        elif naming:
+            out[key] = "skipped"
+        else:
+            out[key] = "not judged here"
+    return out
 
 
 NEVER_FAIL_PREFIXES = ("AMB.", "OPEN.")
@@ -203,7 +235,8 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
                     else "invariant broken"), names, readings=readings))
             continue
         if failed:
-            failures = [(t.full_name, "\n".join(t.failures), t.properties.get("region", ""))
+            failures = [(t.full_name, "\n".join(t.failures), t.properties.get("region", ""),
+                         t.properties.get("rerun", ""), t.properties.get("region_dump", ""))
                         for t in failed]
             first = failed[0]
             where = "".join("; %s: %s" % (k, first.properties[p]) for k, p in (
@@ -250,6 +283,14 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
         extra = (" and checked after each of %d tests" % checked_count[c["id"]]
                  if checked_count.get(c["id"]) else "")
         verdicts.append(Verdict(c, PASS, "%d covering tests passed%s" % (len(ran), extra), names))
+    for v in verdicts:
+        if v.verdict == NOT_APPLICABLE or not v.clause.get("cases"):
+            continue
+        v.cases = case_statuses(v.clause, by_clause.get(v.clause["id"], []))
+        open_cases = sorted(k for k, st in v.cases.items() if st not in (PASS, FAIL))
+        if open_cases:
+            v.detail += "; cases not judged here: " + ", ".join(
+                "%s (%s)" % (k, v.cases[k]) for k in open_cases)
     return verdicts
 
 
@@ -303,7 +344,7 @@ def render_markdown(verdicts, identity):
             lines += ["### %s (%s)" % (v.clause["id"], v.clause["level"]), "",
                       "> " + v.clause["requirement"], "",
                       "Spec text: \"%s\"" % v.clause["text"].replace("\n", " "), ""]
-            for test, message, region in v.failures:
+            for test, message, region, _, _ in v.failures:
                 lines += ["- `%s`" % test, "", "```", message.strip(), "```", ""]
                 if region:
                     lines += ["  Region at failure (`spsq inspect`):", "", "```",
@@ -345,7 +386,7 @@ def render_junit(verdicts, identity):
                        v.verdict, html.escape(v.clause["level"], quote=True)))
         if v.verdict == FAIL:
             body = "Requirement: %s\n\n" % v.clause["requirement"]
-            for test, message, region in v.failures:
+            for test, message, region, _, _ in v.failures:
                 body += "%s\n%s\n%s\n" % (test, message, region)
             out.append('      <failure message="%s">%s</failure>' % (
                 html.escape(v.clause["requirement"], quote=True), html.escape(body)))

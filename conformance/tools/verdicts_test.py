@@ -251,6 +251,49 @@ class VerdictHolesTest(unittest.TestCase):
         self.assertIn("mi1:s S.A: x.cc:7 Expected equality of these values: kind() Which is: 0",
                       v["S3.A.1"].detail)
 
+    def test_a_named_case_judges_its_clause(self):
+        cases, v = verdicts_of(
+            case("EdgeFails", "S4.P.1/first", '<failure message="m">poisoned late</failure>') +
+            case("OtherCase", "S4.P.1/wrap,S3.A.1"),
+            [clause("S4.P.1", cases={"first": "f", "wrap": "w"}), clause("S3.A.1")])
+        self.assertEqual(cases[0].clauses, ["S4.P.1"])
+        self.assertEqual(cases[0].cases, ["S4.P.1/first"])
+        self.assertEqual(v["S4.P.1"].verdict, V.FAIL)
+        self.assertEqual(v["S4.P.1"].cases, {"first": V.FAIL, "wrap": V.PASS})
+        self.assertEqual(v["S3.A.1"].verdict, V.PASS)
+
+    def test_a_row_names_the_cases_it_did_not_judge(self):
+        _, v = verdicts_of(case("First", "S4.P.1/first"),
+                           [clause("S4.P.1", cases={"first": "f", "wrap": "w"})])
+        self.assertEqual(v["S4.P.1"].verdict, V.PASS)
+        self.assertIn("cases not judged here: wrap (not judged here)", v["S4.P.1"].detail)
+
+
+class CatalogueRulesTest(unittest.TestCase):
+    """The gate's helpers: case tokens, case checklists, sentence roles."""
+
+    def test_case_tokens(self):
+        import catalogue
+        self.assertEqual(catalogue.declared_ids('SPSQ_CLAUSES("S4.POISON.1/seq0", "W.CTR.2")'),
+                         ["S4.POISON.1/seq0", "W.CTR.2"])
+        self.assertEqual(catalogue.clause_of("S4.POISON.1/seq0"), "S4.POISON.1")
+        self.assertIsNone(catalogue.case_of("S4.POISON.1"))
+        missing = catalogue.cases_without_tests(
+            [clause("S4.P.1", cases={"a": "case a", "b": "case b"})], {"S4.P.1/a": ["x.cc"]})
+        self.assertEqual(missing, [("S4.P.1", "b", "case b")])
+
+    def test_sentence_roles(self):
+        import sentence_roles as R
+        self.assertEqual(R.derive("ERROR is a normal message: the queue does not interpret "
+                                  "its payload."), ("both", None))
+        self.assertEqual(R.derive("L2 must not call peek() again before releasing it."),
+                         ("L2", None))
+        self.assertEqual(R.derive("try_enqueue(buffer, nbytes) returns False"), ("L3", "l3-api"))
+        self.assertEqual(R.derive("offset 64:  input_desc_head        writer=L2"),
+                         ("both", "wire"))
+        self.assertEqual(R.derive("Python try_* APIs are the non-blocking path"),
+                         (None, "python"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,189 @@
+"""report.html: the certification's verdicts as one self-contained page.
+
+The page holds the clause matrix (one row per clause, one column per
+MaxInflight configuration and stage: the suite's sections, interop, the wrap
+run) and, per clause, a drill-down: the spec sentence, the requirement, the
+tests that judged it, the first failing assertion with the decoded region,
+and the command that re-runs the test alone. No network, no external files:
+it opens from the package as it is.
+
+  python3 conformance/tools/report_html.py report.json > report.html
+
+Opening the page with #clause=<ID> unfolds that clause's drill-down.
+"""
+
+import html
+import json
+import sys
+
+# A binary's section -> the stage column it belongs to.
+STAGE_OF_SECTION = {"interop": "interop", "l3_interop": "interop", "wrap": "wrap"}
+STAGES = ("suite", "interop", "wrap")
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.3em}table{border-collapse:collapse}
+th,td{border:1px solid #ccc;padding:2px 6px;vertical-align:top}
+th{background:#f3f3f3;position:sticky;top:0}
+.v-PASS{background:#d9f2d9}.v-FAIL{background:#f8c9c9;font-weight:bold}
+.v-INTERPRETATION{background:#dde7f7}.v-UNTESTED{background:#fbeec4}
+.v-NOT-APPLICABLE{color:#888}.cell{text-align:center;font-size:12px}
+tr.clause{cursor:pointer}tr.drill td{background:#fafafa}
+tr.drill pre{white-space:pre-wrap;max-height:24em;overflow:auto;background:#fff;
+border:1px solid #ddd;padding:4px}
+.filters button{margin-right:4px}.hidden{display:none}
+"""
+
+_JS = """
+function toggle(id, open){
+  var d=document.getElementById('drill-'+id); if(!d) return;
+  var show = open===undefined ? d.classList.contains('hidden') : open;
+  d.classList.toggle('hidden', !show);
+}
+function only(verdict){
+  document.querySelectorAll('tr.clause').forEach(function(r){
+    var hide = verdict!=='all' && r.dataset.verdict!==verdict;
+    r.classList.toggle('hidden', hide);
+    if(hide) toggle(r.dataset.id, false);
+  });
+}
+document.querySelectorAll('tr.clause').forEach(function(r){
+  r.addEventListener('click', function(){ toggle(r.dataset.id); });
+});
+var m = /#clause=([^&]+)/.exec(location.hash);
+if(m){ toggle(decodeURIComponent(m[1]), true);
+  var row=document.getElementById('row-'+decodeURIComponent(m[1]));
+  if(row) row.scrollIntoView(); }
+document.body.dataset.rendered = String(document.querySelectorAll('tr.clause').length);
+"""
+
+
+def _e(text):
+    return html.escape(str(text), quote=True)
+
+
+def columns(identity):
+    """[(max_inflight, stage)] in the order the binaries ran."""
+    out = []
+    for b in identity.get("binaries", []):
+        col = (b["max_inflight"], STAGE_OF_SECTION.get(b["section"], "suite"))
+        if col not in out:
+            out.append(col)
+    return sorted(out, key=lambda c: (c[0], STAGES.index(c[1])))
+
+
+def _cell_of_test(name):
+    """(max_inflight, stage) of a test's full name "mi<N>:<section> Suite.Test"."""
+    binary = name.split(" ", 1)[0]
+    mi, _, section = binary.partition(":")
+    try:
+        n = int(mi[2:] if mi.startswith("mi") else mi)
+    except ValueError:
+        return None
+    return n, STAGE_OF_SECTION.get(section, "suite")
+
+
+def cell_status(row, col):
+    """What the tests of one configuration and stage showed for a clause."""
+    tests = [t for t in row.get("tests", []) if _cell_of_test(t) == col]
+    failed = [f for f in row.get("failures", []) if _cell_of_test(f["test"]) == col]
+    if failed:
+        return "FAIL", len(tests)
+    if not tests:
+        return "", 0
+    if row["verdict"] in ("UNTESTED", "NOT-APPLICABLE"):
+        return row["verdict"], len(tests)
+    return "ran", len(tests)
+
+
+def _drill(row, ncols):
+    parts = ["<b>%s</b> (%s, %s)" % (_e(row["id"]), _e(row["level"]), _e(row["role"])),
+             "<p><i>Spec:</i> %s</p>" % _e(row["text"]),
+             "<p><i>Requirement:</i> %s</p>" % _e(row["requirement"]),
+             "<p><i>Verdict:</i> %s: %s</p>" % (_e(row["verdict"]), _e(row["detail"]))]
+    if row.get("cases"):
+        parts.append("<p><i>Cases:</i> " + ", ".join(
+            "%s=%s" % (_e(k), _e(v)) for k, v in sorted(row["cases"].items())) + "</p>")
+    if row.get("readings"):
+        parts.append("<p><i>Readings:</i> " + _e(json.dumps(row["readings"])) + "</p>")
+    for f in row.get("failures", []):
+        parts.append('<div class="failure"><p><i>Failed:</i> %s</p><pre class="assertion">%s'
+                     '</pre>' % (_e(f["test"]), _e(f["message"])))
+        if f.get("rerun"):
+            parts.append("<p><i>Re-run alone:</i> <code>%s</code></p>" % _e(f["rerun"]))
+        if f.get("dump"):
+            parts.append("<p><i>Region dump in the package:</i> <code>%s</code></p>" %
+                         _e(f["dump"]))
+        if f.get("region"):
+            parts.append('<p><i>Decoded region:</i></p><pre class="region">%s</pre>' %
+                         _e(f["region"]))
+        parts.append("</div>")
+    if row.get("tests"):
+        parts.append("<p><i>Tests:</i></p><ul>" + "".join(
+            "<li>%s</li>" % _e(t) for t in row["tests"]) + "</ul>")
+    return ('<tr class="drill hidden" id="drill-%s"><td colspan="%d">%s</td></tr>' % (
+        _e(row["id"]), ncols, "\n".join(parts)))
+
+
+def render(report):
+    identity, rows = report.get("identity", {}), report.get("clauses", [])
+    cols = columns(identity)
+    summary = report.get("summary", {})
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<title>SPSQ %s certification: %s</title>" % (
+               _e(identity.get("role", "")), _e(identity.get("name", ""))),
+           "<style>%s</style></head><body>" % _CSS,
+           "<h1>SPSQ %s certification: %s</h1>" % (
+               _e(identity.get("role", "")), _e(identity.get("name", "")))]
+    out.append("<ul>" + "".join("<li>%s: <code>%s</code></li>" % (_e(k.replace("_", " ")),
+                                                                  _e(identity[k]))
+                                for k in ("implementation", "endpoint_template",
+                                          "suite_revision", "build_hash", "toolchain")
+                                if k in identity) + "</ul>")
+    not_run = identity.get("stages_not_run") or {}
+    if not_run:
+        out.append("<p>Stages not run: " + "; ".join(
+            "%s: %s" % (_e(k), _e(v)) for k, v in sorted(not_run.items())) + "</p>")
+    out.append('<p class="summary">' + ", ".join(
+        '<span class="v-%s">%s %d</span>' % (_e(k), _e(k), v) for k, v in summary.items()) +
+        "</p>")
+    out.append('<p class="filters">Show: ' + "".join(
+        "<button onclick=\"only('%s')\">%s</button>" % (v, v) for v in
+        ("all", "FAIL", "UNTESTED", "INTERPRETATION", "PASS", "NOT-APPLICABLE")) + "</p>")
+    head = "".join("<th>MI %d<br>%s</th>" % (mi, _e(stage)) for mi, stage in cols)
+    ncols = 4 + len(cols)
+    out.append('<table id="matrix"><thead><tr><th>clause</th><th>level</th><th>verdict</th>'
+               "%s<th>requirement</th></tr></thead><tbody>" % head)
+    for row in rows:
+        cells = []
+        for col in cols:
+            status, n = cell_status(row, col)
+            cls = "v-FAIL" if status == "FAIL" else ("v-PASS" if status == "ran" else "")
+            title = "%d tests" % n if n else "no test here"
+            cells.append('<td class="cell %s" title="%s">%s</td>' % (cls, title, _e(status)))
+        out.append('<tr class="clause v-%s" id="row-%s" data-id="%s" data-verdict="%s">'
+                   "<td>%s</td><td>%s</td><td>%s</td>%s<td>%s</td></tr>" % (
+                       _e(row["verdict"]), _e(row["id"]), _e(row["id"]), _e(row["verdict"]),
+                       _e(row["id"]), _e(row["level"]), _e(row["verdict"]), "".join(cells),
+                       _e(row["requirement"])))
+        out.append(_drill(row, ncols))
+    out.append("</tbody></table><script>%s</script></body></html>" % _JS)
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) != 1:
+        print("usage: report_html.py REPORT_JSON > report.html", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[0]) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        print("report_html: cannot read %s: %s" % (argv[0], e), file=sys.stderr)
+        return 2
+    sys.stdout.write(render(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
