@@ -25,7 +25,9 @@ variants prove the suite fails no correct endpoint). A preflight,
 runs the endpoint in a binary of its own against the reference runtime.
 """
 
-ALL_SECTIONS = [
+# One suite source per spec section, then liveness and the interpretations;
+# both roles have them.
+SPEC_SECTIONS = [
     "s1_create_bind",
     "s2_layout_descriptor",
     "s3_publication_timeouts",
@@ -33,6 +35,9 @@ ALL_SECTIONS = [
     "s5_example",
     "liveness",
     "interpretations",
+]
+
+ALL_SECTIONS = SPEC_SECTIONS + [
     # The runtime's public names (wire contract, "Source compatibility").
     "source_compat",
 ]
@@ -479,18 +484,9 @@ def spsq_l3_certification(
       size: size of the report test (the wrap runs for minutes).
     """
     if sections == None:
-        sections = [
-            "s1_create_bind",
-            "s2_layout_descriptor",
-            "s3_publication_timeouts",
-            "s4_ownership_stop_errors",
-            "s5_example",
-            "liveness",
-            "interpretations",
-            "l3_interop",
-        ]
+        sections = SPEC_SECTIONS + ["l3_interop"]
     if once_sections == None:
-        once_sections = ["wrap"]
+        once_sections = ONCE_SECTIONS
     binaries = []
     for section in sections + once_sections:
         target = "%s_%s" % (name, section)

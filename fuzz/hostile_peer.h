@@ -134,6 +134,32 @@ struct HostileCraftStep {
   }
 };
 
+// The three edits every stream input numbers consecutively (counter,
+// descriptor, craft): reads one step's arguments and applies it through the
+// harness's own hostile_counter / hostile_desc / hostile_craft, which fold the
+// edit into what the harness can still predict. `which` is the step kind
+// minus the harness's first hostile kind.
+template <class Harness>
+void run_hostile_edit(Harness& h, uint8_t which, FuzzReader& in) {
+  switch (which) {
+    case 0: {
+      const HostileCounterStep a = HostileCounterStep::read(in);
+      h.hostile_counter(a.off, a.mode, a.v);
+      break;
+    }
+    case 1: {
+      const HostileDescriptorStep a = HostileDescriptorStep::read(in);
+      h.hostile_desc(a.slot, a.field, a.mode, a.v);
+      break;
+    }
+    default: {
+      const HostileCraftStep a = HostileCraftStep::read(in);
+      h.hostile_craft(a.op, a.off_mode, a.n, a.seq_mode);
+      break;
+    }
+  }
+}
+
 }  // namespace spsq_fuzz
 
 #endif  // SPSQ_FUZZ_HOSTILE_PEER_H_

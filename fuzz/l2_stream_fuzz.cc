@@ -98,6 +98,10 @@ enum class PeekExpect { NOTHING, ACQUIRE, POISON, POISON_OR_NOTHING };
 template <uint64_t MI>
 class L2Stream {
  public:
+  // The shared hostile peer applies its edits through the private hooks below.
+  template <class Harness>
+  friend void spsq_fuzz::run_hostile_edit(Harness& h, uint8_t which, FuzzReader& in);
+
   using Endpoint = spsc_queue::SpscQueueEndpoint<FuzzView, MI>;
 
   explicit L2Stream(const Config& c)
@@ -262,21 +266,11 @@ class L2Stream {
         l2_misuse(v, in.u8());
         break;
       }
-      case kHostileCounter: {
-        const HostileCounterStep a = HostileCounterStep::read(in);
-        hostile_counter(a.off, a.mode, a.v);
+      case kHostileCounter:
+      case kHostileDesc:
+      case kHostileCraft:
+        run_hostile_edit(*this, static_cast<uint8_t>(kind - kHostileCounter), in);
         break;
-      }
-      case kHostileDesc: {
-        const HostileDescriptorStep a = HostileDescriptorStep::read(in);
-        hostile_desc(a.slot, a.field, a.mode, a.v);
-        break;
-      }
-      case kHostileCraft: {
-        const HostileCraftStep a = HostileCraftStep::read(in);
-        hostile_craft(a.op, a.off_mode, a.n, a.seq_mode);
-        break;
-      }
       case kHostileScribble: {
         const uint16_t off = in.u16();
         hostile_scribble(off, in.u8());

@@ -91,6 +91,10 @@ struct Msg {
 
 class L3Stream {
  public:
+  // The shared hostile peer applies its edits through the private hooks below.
+  template <class Harness>
+  friend void spsq_fuzz::run_hostile_edit(Harness& h, uint8_t which, FuzzReader& in);
+
   explicit L3Stream(const Config& c)
       : cfg_(c),
         region_(c.depth, c.in, c.out),
@@ -219,21 +223,11 @@ class L3Stream {
         l3_misuse(v, in.u8());
         break;
       }
-      case kL3HostileCounter: {
-        const HostileCounterStep a = HostileCounterStep::read(in);
-        hostile_counter(a.off, a.mode, a.v);
+      case kL3HostileCounter:
+      case kL3HostileDesc:
+      case kL3HostileCraft:
+        run_hostile_edit(*this, static_cast<uint8_t>(kind - kL3HostileCounter), in);
         break;
-      }
-      case kL3HostileDesc: {
-        const HostileDescriptorStep a = HostileDescriptorStep::read(in);
-        hostile_desc(a.slot, a.field, a.mode, a.v);
-        break;
-      }
-      case kL3HostileCraft: {
-        const HostileCraftStep a = HostileCraftStep::read(in);
-        hostile_craft(a.op, a.off_mode, a.n, a.seq_mode);
-        break;
-      }
       case kL3HostileScribble: {
         const uint16_t off = in.u16();
         hostile_ = true;

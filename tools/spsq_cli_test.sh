@@ -2,16 +2,7 @@
 # The spsq CLI: layout output, binding decode verdicts, usage errors (exit 2).
 set -u
 SPSQ="$TEST_SRCDIR/spsq_harness/tools/spsq"
-fails=0
-check() {  # name, want-status, want-substring, command...
-  local name=$1 want_status=$2 want_text=$3; shift 3
-  local out status
-  out=$("$@" 2>&1); status=$?
-  if [[ $status -ne $want_status || "$out" != *"$want_text"* ]]; then
-    echo "FAIL $name: status $status (want $want_status), output:"; echo "$out"
-    fails=$((fails + 1))
-  fi
-}
+source "$TEST_SRCDIR/spsq_harness/tools/cli_check.sh"
 MV=0x5350535100010000
 check golden-layout 0 '"output_arena_offset": 384, "output_arena_bytes": 192, "payload_bytes": 576' \
   "$SPSQ" layout --depth 4 --input-arena 128 --output-arena 192 --json

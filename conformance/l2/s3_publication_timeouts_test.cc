@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "conformance/harness/publish_order.h"
 #include "conformance/l2/l2_fixture.h"
 
 namespace spsq_conf {
@@ -273,53 +274,6 @@ TEST_F(Publication, OutputHeadMovingBackwardsPoisons) {
 
 // ---------------------------------------------------------- producer order
 
-// What one publication wrote, in log order (indices into the access log).
-struct PublishOrder {
-  size_t payload_done = npos;  // the write completing the payload span (npos: none)
-  size_t payload_last = npos;  // the last write touching the payload span
-  size_t stray = npos;         // a write to the arena outside the message's span
-  size_t body_first = npos;    // first write touching descriptor bytes 8..31
-  size_t body_done = npos;     // the write completing bytes 8..31
-  size_t body_last = npos;
-  size_t seq_first = npos;     // first write touching bytes 0..7
-  size_t seq_done = npos;      // the write completing bytes 0..7
-  bool seq_with_body = false;  // one write touched both
-  size_t tail = npos;          // first notify of the tail counter
-};
-
-bool Touches(const Access& a, uint64_t off, uint64_t n) {
-  return a.kind == AccessKind::kWrite && a.ok && n != 0 && a.offset < off + n &&
-         off < a.offset + a.nbytes;
-}
-
-PublishOrder FindOrder(const AccessLog& log, size_t from, uint64_t slot, uint64_t arena,
-                       uint64_t arena_bytes, uint64_t off, uint64_t n, uint64_t tail_offset) {
-  PublishOrder s;
-  if (n != 0) s.payload_done = log.written_by(from, off, n);
-  s.body_done = log.written_by(from, slot + 8, 24);
-  s.seq_done = log.written_by(from, slot, 8);
-  for (size_t i = from; i < log.size(); ++i) {
-    const Access& a = log[i];
-    if (Touches(a, off, n)) s.payload_last = i;
-    if (Touches(a, arena, arena_bytes) &&
-        (n == 0 || a.offset < off || a.offset + a.nbytes > off + n) && s.stray == npos) {
-      s.stray = i;
-    }
-    const bool body = Touches(a, slot + 8, 24);
-    const bool seq = Touches(a, slot, 8);
-    if (body) {
-      if (s.body_first == npos) s.body_first = i;
-      s.body_last = i;
-    }
-    if (seq && s.seq_first == npos) s.seq_first = i;
-    if (seq && body) s.seq_with_body = true;
-    if (a.kind == AccessKind::kNotify && a.ok && a.offset == tail_offset && s.tail == npos) {
-      s.tail = i;
-    }
-  }
-  return s;
-}
-
 class ProducerOrder : public Publication {
  public:
   // Publishes `n` bytes as L2 code does and judges the producer sequence.
@@ -335,8 +289,9 @@ class ProducerOrder : public Publication {
     const uint64_t k = peer().outputs_taken();
     const size_t mark = log().mark();
     EXPECT_TRUE(publish(r, wire::kData)) << where;
-    const PublishOrder s = FindOrder(log(), mark, layout().output_slot(k), layout().output_arena,
-                                     layout().output_arena_bytes, off, n, wire::kOutputTail);
+    const PublishOrder s =
+        FindPublishOrder(log(), mark, layout().output_slot(k), layout().output_arena,
+                         layout().output_arena_bytes, off, n, wire::kOutputTail);
     const std::string trace = std::string(where) + ":\n" + log().dump(mark);
     EXPECT_NE(s.body_done, npos) << "descriptor bytes 8..31 not all written: " << trace;
     EXPECT_NE(s.seq_done, npos) << "no write of the seq: " << trace;

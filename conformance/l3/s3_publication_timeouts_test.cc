@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/harness/publish_order.h"
 #include "conformance/l3/l3_fixture.h"
 
 namespace spsq_conf {
@@ -192,53 +193,6 @@ TEST_F(L3Publication, BlockingCallsSucceedWhenL2ActsInTime) {
 
 // ---------------------------------------------------------- producer order
 
-struct PublishOrder {
-  size_t payload_done = npos;  // the write completing the payload span
-  size_t payload_last = npos;  // the last write touching it
-  size_t stray = npos;         // a write to the arena outside the message's span
-  size_t body_first = npos;    // descriptor bytes 8..31
-  size_t body_done = npos;
-  size_t body_last = npos;
-  size_t seq_first = npos;     // bytes 0..7
-  size_t seq_done = npos;
-  bool seq_with_body = false;
-  size_t tail = npos;
-};
-
-bool Touches(const Access& a, uint64_t off, uint64_t n) {
-  return a.kind == AccessKind::kWrite && a.ok && n != 0 && a.offset < off + n &&
-         off < a.offset + a.nbytes;
-}
-
-PublishOrder FindOrder(const AccessLog& log, size_t from, uint64_t slot, uint64_t arena,
-                       uint64_t arena_bytes, uint64_t off, uint64_t n) {
-  PublishOrder s;
-  if (n != 0) s.payload_done = log.written_by(from, off, n);
-  s.body_done = log.written_by(from, slot + 8, 24);
-  s.seq_done = log.written_by(from, slot, 8);
-  for (size_t i = from; i < log.size(); ++i) {
-    const Access& a = log[i];
-    if (Touches(a, off, n)) s.payload_last = i;
-    if (Touches(a, arena, arena_bytes) &&
-        (n == 0 || a.offset < off || a.offset + a.nbytes > off + n) && s.stray == npos) {
-      s.stray = i;
-    }
-    const bool body = Touches(a, slot + 8, 24);
-    const bool seq = Touches(a, slot, 8);
-    if (body) {
-      if (s.body_first == npos) s.body_first = i;
-      s.body_last = i;
-    }
-    if (seq && s.seq_first == npos) s.seq_first = i;
-    if (seq && body) s.seq_with_body = true;
-    if (a.kind == AccessKind::kNotify && a.ok && a.offset == wire::kInputTail &&
-        s.tail == npos) {
-      s.tail = i;
-    }
-  }
-  return s;
-}
-
 class L3ProducerOrder : public L3Publication {
  protected:
   // Enqueues n bytes and judges the producer sequence of that publication.
@@ -250,8 +204,9 @@ class L3ProducerOrder : public L3Publication {
     Message m;
     ASSERT_TRUE(peer().poll_input(&m)) << where;
     const uint64_t off = n != 0 ? m.offset : 0;
-    const PublishOrder s = FindOrder(log(), mark, layout().input_slot(k), layout().input_arena,
-                                     layout().input_arena_bytes, off, n);
+    const PublishOrder s =
+        FindPublishOrder(log(), mark, layout().input_slot(k), layout().input_arena,
+                         layout().input_arena_bytes, off, n, wire::kInputTail);
     const std::string trace = std::string(where) + ":\n" + log().dump(mark);
     EXPECT_EQ(m.seq, k + 1) << where;
     EXPECT_EQ(m.payload, bytes) << where << ": the enqueued bytes reach L2";

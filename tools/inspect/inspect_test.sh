@@ -5,16 +5,7 @@ INSPECT="$1"
 MAKE_DUMP="$2"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 "$MAKE_DUMP" "$tmp/good.region" "$tmp/bad.region" || { echo "make_dump failed"; exit 1; }
-fails=0
-check() {  # name, want-status, want-substring, command...
-  local name=$1 want_status=$2 want_text=$3; shift 3
-  local out status
-  out=$("$@" 2>&1); status=$?
-  if [[ $status -ne $want_status || "$out" != *"$want_text"* ]]; then
-    echo "FAIL $name: status $status (want $want_status), output:"; echo "$out"
-    fails=$((fails + 1))
-  fi
-}
+source "$TEST_SRCDIR/spsq_harness/tools/cli_check.sh"
 ARGS=(--depth 4 --input-arena 128 --output-arena 128)
 check good-status 0 "input (L3 -> L2): tail raw 2 -> 2 (from descriptor seq), head raw 1 -> 1" \
   "$INSPECT" "$tmp/good.region" "${ARGS[@]}"
