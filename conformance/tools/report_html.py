@@ -150,7 +150,9 @@ def render(report):
     out.append('<p class="filters">Show: ' + "".join(
         "<button onclick=\"only('%s')\">%s</button>" % (v, v) for v in
         ("all", "FAIL", "UNTESTED", "INTERPRETATION", "PASS", "NOT-APPLICABLE")) + "</p>")
-    head = "".join("<th>MI %d<br>%s</th>" % (mi, _e(stage)) for mi, stage in cols)
+    # MaxInflight 0 marks binaries with no window of their own (L3, runtime, Python).
+    head = "".join("<th>%s<br>%s</th>" % ("MI %d" % mi if mi else "all", _e(stage))
+                   for mi, stage in cols)
     ncols = 4 + len(cols)
     out.append('<table id="matrix"><thead><tr><th>clause</th><th>level</th><th>verdict</th>'
                "%s<th>requirement</th></tr></thead><tbody>" % head)
