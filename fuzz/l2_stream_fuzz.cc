@@ -457,9 +457,9 @@ class L2Stream {
     SPSQ_FUZZ_CHECK(!stop_acquired_, "acquired seq %" PRIu64 " after STOP", h.seq);
     SPSQ_FUZZ_CHECK(h.seq == acquired_ + 1, "acquired seq %" PRIu64 ", want %" PRIu64, h.seq,
                     acquired_ + 1);
-    SPSQ_FUZZ_CHECK(static_cast<uint64_t>(h.opcode) == kOpData || static_cast<uint64_t>(h.opcode) == kOpStop, "acquired opcode %" PRIu64,
-                    static_cast<uint64_t>(h.opcode));
-    SPSQ_FUZZ_CHECK(static_cast<uint64_t>(h.opcode) == kOpStop || data_out_ < MI,
+    const uint64_t opcode = static_cast<uint64_t>(h.opcode);
+    SPSQ_FUZZ_CHECK(opcode == kOpData || opcode == kOpStop, "acquired opcode %" PRIu64, opcode);
+    SPSQ_FUZZ_CHECK(opcode == kOpStop || data_out_ < MI,
                     "acquired DATA past the window of %" PRIu64, MI);
     // The handle obeys the arena rule and stays inside the input arena.
     const ModelDesc d{h.seq, static_cast<uint64_t>(h.opcode), h.payload_offset, h.payload_nbytes};
@@ -480,7 +480,8 @@ class L2Stream {
         !input_counters_tampered_) {
       const Sent& s = sent_[k];
       SPSQ_FUZZ_CHECK(
-          static_cast<uint64_t>(h.opcode) == s.opcode && h.payload_offset == s.offset && h.payload_nbytes == s.nbytes,
+          static_cast<uint64_t>(h.opcode) == s.opcode && h.payload_offset == s.offset &&
+              h.payload_nbytes == s.nbytes,
           "handle seq %" PRIu64 " is not the message L3 sent", h.seq);
       if (!payload_tampered_) {
         for (uint64_t i = 0; i < h.payload_nbytes; ++i) {
@@ -596,7 +597,8 @@ class L2Stream {
                     ", +%" PRIu64 ")",
                     r.payload_offset, r.payload_nbytes, p.offset, n);
     if (n == 0) {
-      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(r) == nullptr, "zero-byte reservation exposes a pointer");
+      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(r) == nullptr,
+                      "zero-byte reservation exposes a pointer");
     } else {
       SPSQ_FUZZ_CHECK(spsc_queue::payload_data(r) == region_.payload() + r.payload_offset,
                       "reservation pointer is not its offset");

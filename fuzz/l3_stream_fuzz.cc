@@ -540,7 +540,8 @@ class L3Stream {
     if (has_active_) {
       SPSQ_FUZZ_CHECK(m.seq == active_.seq && m.opcode == active_.opcode &&
                           m.payload_offset == active_.payload_offset &&
-                          m.payload_nbytes == active_.payload_nbytes && m.owner_cookie == active_.owner_cookie &&
+                          m.payload_nbytes == active_.payload_nbytes &&
+                          m.owner_cookie == active_.owner_cookie &&
                           spsc_queue::payload_data(m) == spsc_queue::payload_data(active_),
                       "peek with seq %" PRIu64 " active returned another message", active_.seq);
       return;
@@ -553,13 +554,14 @@ class L3Stream {
                     "message seq %" PRIu64 " breaks the contract: op %" PRIu64 " [%" PRIu64
                     ", +%" PRIu64 ")",
                     m.seq, static_cast<uint64_t>(m.opcode), m.payload_offset, m.payload_nbytes);
-    SPSQ_FUZZ_CHECK(m.payload_nbytes == 0 ? spsc_queue::payload_data(m) == nullptr
-                                          : spsc_queue::payload_data(m) == region_.payload() + m.payload_offset,
+    const uint8_t* want = m.payload_nbytes == 0 ? nullptr : region_.payload() + m.payload_offset;
+    SPSQ_FUZZ_CHECK(spsc_queue::payload_data(m) == want,
                     "message payload pointer is not its offset");
     if (k < out_sent_.size() && !out_desc_tampered_ && !output_counters_tampered_) {
       const Msg& s = out_sent_[k];
       SPSQ_FUZZ_CHECK(
-          static_cast<uint64_t>(m.opcode) == s.opcode && m.payload_offset == s.offset && m.payload_nbytes == s.nbytes,
+          static_cast<uint64_t>(m.opcode) == s.opcode && m.payload_offset == s.offset &&
+              m.payload_nbytes == s.nbytes,
           "message seq %" PRIu64 " is not what L2 published", m.seq);
     }
     active_ = m;
@@ -647,7 +649,8 @@ class L3Stream {
                       spsc_queue::worker_chip_queue_status_name(st));
     }
     if (st != Status::OK) return;
-    SPSQ_FUZZ_CHECK(spsc_queue::payload_data(m) == nullptr, "dequeued message keeps a payload pointer");
+    SPSQ_FUZZ_CHECK(spsc_queue::payload_data(m) == nullptr,
+                    "dequeued message keeps a payload pointer");
     if (!has_active_) {
       WorkerChipMessage peeked = m;
       peeked.payload.local_addr =

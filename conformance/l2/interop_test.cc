@@ -97,7 +97,8 @@ std::string FindChild(std::string* why) {
     const std::string dir = SelfDir();
     const size_t slash = path.rfind('/');
     if (!dir.empty()) {
-      candidates.push_back(dir + "/" + (slash == std::string::npos ? path : path.substr(slash + 1)));
+      const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+      candidates.push_back(dir + "/" + base);
     }
   }
   for (const std::string& c : candidates) {

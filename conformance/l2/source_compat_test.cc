@@ -512,7 +512,8 @@ struct DecodeDescriptorRet : std::false_type {};
 template <class D>
 struct DecodeDescriptorRet<
     D, std::enable_if_t<std::is_same_v<
-           std::decay_t<decltype(decode_descriptor(std::declval<DependentOn<D, const uint8_t*>>()))>,
+           std::decay_t<decltype(decode_descriptor(
+               std::declval<DependentOn<D, const uint8_t*>>()))>,
            D>>> : std::true_type {};
 
 template <class D>
@@ -610,7 +611,8 @@ template <class Out, class R, class = void>
 struct ReserveExact : std::false_type {};
 template <class Out, class R>
 struct ReserveExact<
-    Out, R, std::void_t<decltype(static_cast<bool (Out::*)(uint64_t, uint64_t, R&)>(&Out::reserve))>>
+    Out, R,
+    std::void_t<decltype(static_cast<bool (Out::*)(uint64_t, uint64_t, R&)>(&Out::reserve))>>
     : std::true_type {};
 template <class Out, class R, class = void>
 struct TryReserveExact : std::false_type {};
@@ -1465,7 +1467,8 @@ TEST_F(SourceCompat, FreeFunctions) {
               "spsc_queue::encode_descriptor is declared");
   src::Expect(P::Declared_decode_descriptor<int>::value, kLine,
               "spsc_queue::decode_descriptor is declared");
-  src::Expect(P::Declared_counter_low32<int>::value, kLine, "spsc_queue::counter_low32 is declared");
+  src::Expect(P::Declared_counter_low32<int>::value, kLine,
+              "spsc_queue::counter_low32 is declared");
   src::Expect(P::Declared_reconstruct_counter<int>::value, kLine,
               "spsc_queue::reconstruct_counter is declared");
   if constexpr (P::kEncodeOk<B> && P::kDecodeOk<B>) {
@@ -1718,7 +1721,8 @@ TEST_F(SourceCompat, WhatTheRuntimeEndpointPassesAndFlushes) {
   using ProbeReservation = typename EndpointTypes<ProbeEndpoint>::Reservation;
   using ProbeOpcode = typename EndpointTypes<ProbeEndpoint>::Opcode;
   {
-    ProbeEndpoint e(q().binding(), ProbeView(q().view(), &record), Api::clock(&VirtualClock::now_ns));
+    ProbeEndpoint e(q().binding(), ProbeView(q().view(), &record),
+                    Api::clock(&VirtualClock::now_ns));
     ASSERT_TRUE(e.live());
     const auto in = Bytes(20, 12);
     ASSERT_EQ(peer().enqueue_data(in), ScriptedL3::Enqueue::kOk);
