@@ -122,7 +122,8 @@ class Verdict(object):
         self.detail = detail
         self.tests = tests or []
         self.readings = readings or {}
-        self.failures = failures or []  # (test name, message, region)
+        # (test name, message, region, re-run command, region dump in the package)
+        self.failures = failures or []
         self.cases = {}  # checklist case key -> PASS / FAIL / skipped / not judged here
 
     def to_json(self):
