@@ -123,13 +123,14 @@ def scan_tokens(paths):
     return {k: sorted(v) for k, v in found.items()}
 
 
-def scan_sources(paths):
-    """Maps clause ID -> sorted list of source files that declare it (as a
-    whole or through one of its cases)."""
+def clauses_of_tokens(tokens):
+    """Maps clause ID -> sorted source files, from scan_tokens' map (a case
+    declares its clause)."""
     found = {}
-    for token, files in scan_tokens(paths).items():
+    for token, files in tokens.items():
         found.setdefault(clause_of(token), set()).update(files)
     return {k: sorted(v) for k, v in found.items()}
+
 
 
 def cases_without_tests(clauses, tokens, skip=()):

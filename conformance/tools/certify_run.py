@@ -334,7 +334,7 @@ def main(argv):
     md = V.render_markdown(verdicts, identity)
     js = V.render_json(verdicts, identity)
     junit = V.render_junit(verdicts, identity)
-    page = report_html.render(json.loads(js))
+    page = report_html.render(V.report_document(verdicts, identity))
     for name, text in (("report.md", md), ("report.json", js), ("junit.xml", junit),
                        ("report.html", page)):
         write(os.path.join(out, name), text)

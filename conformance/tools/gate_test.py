@@ -71,8 +71,18 @@ class Gate(unittest.TestCase):
             cls.spec = f.read()
         with open(ARGS.wire) as f:
             cls.wire = f.read()
-        cls.declared = catalogue.scan_sources(ARGS.sources)
         cls.tokens = catalogue.scan_tokens(ARGS.sources)
+        cls.declared = catalogue.clauses_of_tokens(cls.tokens)
+        cls.sections, units = spec_units.spec_units(cls.spec)
+        spec_clauses = [c for c in cls.clauses if c["source"] == "spec"]
+        # A unit belongs to a clause whose text holds it as a whole line or a
+        # whole sentence (")" alone must not match every clause with a paren).
+        pieces = {}
+        for c in spec_clauses:
+            lines = c["text"].split("\n")
+            pieces[c["id"]] = set(lines) | {s for l in lines for s in spec_units.split_sentences(l)}
+        cls.unit_owners = [(u, [c for c in spec_clauses if u.text in pieces[c["id"]]])
+                           for u in units]
         cls.root = repo_root()
 
     def test_vendored_spec_matches_shared(self):
@@ -133,19 +143,10 @@ class Gate(unittest.TestCase):
                               "%s: text is not verbatim in the wire contract" % c["id"])
 
     def test_every_spec_unit_is_catalogued(self):
-        sections, units = spec_units.spec_units(self.spec)
-        self.assertEqual(sorted(k for k in sections if k != "title"),
+        self.assertEqual(sorted(k for k in self.sections if k != "title"),
                          ["0", "1", "2", "3", "4", "5"], "spec sections changed")
-        spec_clauses = [c for c in self.clauses if c["source"] == "spec"]
-        # A unit belongs to a clause whose text holds it as a whole line or a
-        # whole sentence (")" alone must not match every clause with a paren).
-        pieces = {}
-        for c in spec_clauses:
-            lines = c["text"].split("\n")
-            pieces[c["id"]] = set(lines) | {s for l in lines for s in spec_units.split_sentences(l)}
         missing = []
-        for u in units:
-            owners = [c for c in spec_clauses if u.text in pieces[c["id"]]]
+        for u, owners in self.unit_owners:
             if not owners:
                 missing.append("line %d: %s" % (u.line, u.text))
                 continue
@@ -214,17 +215,8 @@ class Gate(unittest.TestCase):
 
     def split_groups(self):
         """Sets of clauses that hold the same sentence (or line) of a document."""
-        groups = set()
-        _, units = spec_units.spec_units(self.spec)
-        spec_clauses = [c for c in self.clauses if c["source"] == "spec"]
-        pieces = {}
-        for c in spec_clauses:
-            lines = c["text"].split("\n")
-            pieces[c["id"]] = set(lines) | {s for l in lines for s in spec_units.split_sentences(l)}
-        for u in units:
-            owners = frozenset(c["id"] for c in spec_clauses if u.text in pieces[c["id"]])
-            if len(owners) > 1:
-                groups.add(owners)
+        groups = {frozenset(c["id"] for c in owners) for _, owners in self.unit_owners
+                  if len(owners) > 1}
         by_text = {}
         for c in self.clauses:
             if c["source"] != "spec":

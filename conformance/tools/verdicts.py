@@ -362,10 +362,14 @@ def render_markdown(verdicts, identity):
     return "\n".join(lines) + "\n"
 
 
+def report_document(verdicts, identity):
+    """The report as data: what report.json holds and report.html renders."""
+    return {"identity": identity, "summary": counts(verdicts),
+            "by_level": counts_by_level(verdicts), "clauses": [v.to_json() for v in verdicts]}
+
+
 def render_json(verdicts, identity):
-    return json.dumps({"identity": identity, "summary": counts(verdicts),
-                       "by_level": counts_by_level(verdicts),
-                       "clauses": [v.to_json() for v in verdicts]}, indent=1) + "\n"
+    return json.dumps(report_document(verdicts, identity), indent=1) + "\n"
 
 
 def render_junit(verdicts, identity):
