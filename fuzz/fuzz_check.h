@@ -1,11 +1,32 @@
 // Invariant checks for harnesses: a broken invariant names itself on stderr
 // and aborts, which every engine (libFuzzer, AFL++, the replay test) reports
 // as a crash with the input attached.
+//
+// SPSQ_FUZZ_CLAUSE_CHECK names the catalogue clauses (conformance/clauses.json)
+// the invariant judges, so a certification stage turns a crash into a FAIL of
+// exactly those clauses. The line it prints is the stage's protocol:
+//
+//   spsq-finding: clauses=S2.DESC.3,W.ARENA.2 at fuzz/l2_stream_fuzz.cc:120: <cond>
+//     <message>
+//
+// SPSQ_FUZZ_CHECK is for the harness's own consistency (a broken one is a
+// harness defect, not the endpoint's): its line names no clause.
 #ifndef SPSQ_FUZZ_FUZZ_CHECK_H_
 #define SPSQ_FUZZ_FUZZ_CHECK_H_
 
 #include <cstdio>
 #include <cstdlib>
+
+#define SPSQ_FUZZ_CLAUSE_CHECK(clauses, cond, ...)                                    \
+  do {                                                                                \
+    if (!(cond)) {                                                                    \
+      std::fprintf(stderr, "spsq-finding: clauses=%s at %s:%d: %s\n  ", clauses,      \
+                   __FILE__, __LINE__, #cond);                                        \
+      std::fprintf(stderr, __VA_ARGS__);                                              \
+      std::fprintf(stderr, "\n");                                                     \
+      std::abort();                                                                   \
+    }                                                                                 \
+  } while (0)
 
 #define SPSQ_FUZZ_CHECK(cond, ...)                                                            \
   do {                                                                                        \
