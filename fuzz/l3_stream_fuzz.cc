@@ -1,52 +1,74 @@
 // Harness 5: the L3 output stream, the mirror image of harness 4. The fuzzer
-// plays the L2 side of one queue against the reference L3 queue
-// (BasicWorkerChipQueue<FuzzView>): an honest L2 that consumes inputs and
-// publishes outputs, the same L2 turned hostile (counters, descriptor bytes,
-// crafted output descriptors, payload scribbles, the peer abort flag), and the
-// L3 code calling the queue (enqueue, STOP, peek, read_into, release,
-// dequeue, usage errors, misuse, free, timeouts on a virtual clock).
+// plays the L2 side of one queue against an L3 queue under test, reached only
+// through its spsq_conf::L3Adapter (make_l3_adapter(), linked in by
+// spsq_l3_stream_harness): an honest L2 that consumes inputs and publishes
+// outputs, the same L2 turned hostile (counters, descriptor bytes, crafted
+// output descriptors, payload scribbles, the peer abort flag), and the L3
+// code calling the queue (enqueue, STOP, peek, read_into, release, dequeue,
+// usage errors, misuse, free, timeouts on the virtual clock).
 //
-// Input: fuzz/l3_stream_input.h. After every step:
-//   - the view saw no access outside the spans or outside L3's regions;
-//   - FAILED is sticky and first-error-wins; a dead or freed queue touches nothing;
-//   - REJECTED (usage error) never poisons and never touches shared memory;
-//   - the initiator abort flag is raised exactly once, and only for local poison;
+// The queue runs on guarded RegionMemory through the recording, fault-injecting
+// HarnessView and measures time with VirtualClock; the harness speaks the wire
+// through the conformance wire model. Nothing here names an implementation.
+//
+// Input: fuzz/l3_stream_input.h. After every step, each check naming the
+// clauses it judges (SPSQ_FUZZ_CLAUSE_CHECK):
+//   - no access outside the spans or outside L3's regions and signals;
+//   - poison is terminal and first-error-wins; a dead or freed queue touches nothing;
+//   - a rejected call never poisons and never touches shared memory;
+//   - the initiator abort flag is raised once, and only for a local poison;
 //   - every new error is one the step can explain;
 //   - an output handle obeys the arena rule and stays the same until released;
 //   - the input tail moves by one per published message, in the contract's
 //     publish order; the output head by one per release;
 //   - where the harness's L2 was honest about the counters involved, try_enqueue
-//     and try_peek do exactly what the model predicts;
+//     and try_peek do what the model allows;
 //   - while everyone is honest nothing fails, and every message arrives
 //     byte-exact, in order, in both directions.
-#include <chrono>
+// Where the contract leaves a choice open, every legal answer passes:
+// AMB.ROOM (an idle arena may refuse), OPEN.ABORTSAMPLE / AMB.TRYABORT (a call
+// may report a raised peer flag early), AMB.KINDS (the kind of a poison whose
+// kind no document fixes), and whether a valid-looking but corrupt binding
+// the L3 side is not required to check is refused.
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "conformance/harness/access_log.h"
+#include "conformance/harness/fault_plan.h"
+#include "conformance/harness/harness_view.h"
+#include "conformance/harness/layout_fields.h"
+#include "conformance/harness/publish_order.h"
+#include "conformance/harness/region_memory.h"
+#include "conformance/harness/virtual_clock.h"
+#include "conformance/l3/l3_adapter.h"
+#include "conformance/model/wire_model.h"
 #include "fuzz/fuzz_bytes.h"
 #include "fuzz/fuzz_check.h"
-#include "fuzz/fuzz_clock.h"
-#include "fuzz/fuzz_region.h"
-#include "fuzz/fuzz_view.h"
-#include "fuzz/hostile_peer.h"
 #include "fuzz/l3_stream_input.h"
-#include "fuzz/wire_model.h"
-#include "l3/worker_chip_queue.h"
 
 namespace spsq_fuzz {
 namespace {
 
-using spsc_queue::SpscQueueError;
-using spsc_queue::SpscQueueErrorKind;
-using spsc_queue::WorkerChipMessage;
-using Status = spsc_queue::WorkerChipQueueStatus;
-using Queue = spsc_queue::BasicWorkerChipQueue<FuzzView>;
-using std::chrono::nanoseconds;
+namespace wire = spsq_conf::wire;
+using spsq_conf::Access;
+using spsq_conf::AccessKind;
+using spsq_conf::AccessLog;
+using spsq_conf::FaultPlan;
+using spsq_conf::HarnessView;
+using spsq_conf::L3Adapter;
+using spsq_conf::L3ErrorInfo;
+using spsq_conf::L3Message;
+using spsq_conf::L3Status;
+using spsq_conf::RegionMemory;
+using spsq_conf::ViewState;
+using spsq_conf::VirtualClock;
 
 constexpr int kMaxOps = 2048;
 constexpr uint64_t kSession = 0x1330000000000001ull;
@@ -57,6 +79,8 @@ bool tracing() {
   static const bool on = std::getenv("SPSQ_FUZZ_TRACE") != nullptr;
   return on;
 }
+
+const char* name(L3Status s) { return spsq_conf::l3_status_name(s); }
 
 struct Config {
   uint64_t depth, in, out, salt;
@@ -76,34 +100,96 @@ Config parse_config(FuzzReader& in) {
   return c;
 }
 
-bool local_poison(SpscQueueErrorKind k) {
-  return k == SpscQueueErrorKind::INVALID_DESCRIPTOR || k == SpscQueueErrorKind::OWNERSHIP ||
-         k == SpscQueueErrorKind::ENDPOINT_ERROR || k == SpscQueueErrorKind::BAD_ARGUMENT;
+// Payload byte i of the message with seq s, salted per input: lets a consumer
+// check delivery byte-exact without storing what was sent.
+uint8_t pattern(uint64_t salt, uint64_t seq, uint64_t i) {
+  return static_cast<uint8_t>((salt ^ (seq * 0x9e3779b1u)) + i * 131 + (i >> 8));
 }
 
-SPSQ_FUZZ_NO_COVERAGE bool same_error(const SpscQueueError& a, const SpscQueueError& b) {
-  return a.kind == b.kind && a.op == b.op && std::strcmp(a.message, b.message) == 0;
+// One direction of the queue, as the harness's model uses it.
+struct Dir {
+  uint64_t ring, arena, arena_bytes, second_opcode;  // DATA and STOP (input) or ERROR
+  bool carries(uint64_t op) const { return op == wire::kData || op == second_opcode; }
+};
+
+// Why a descriptor is invalid at logical index k with the consumer at `cursor`.
+enum class Bad { kNone, kSeq, kOpcode, kZeroOffset, kStopBytes, kOversize, kOffset };
+
+Bad desc_fault(const Dir& dir, const wire::Descriptor& d, uint64_t k, uint64_t cursor,
+               uint64_t* next) {
+  if (d.seq != wire::seq_of(k)) return Bad::kSeq;
+  if (!dir.carries(d.opcode)) return Bad::kOpcode;
+  if (d.nbytes == 0) {
+    *next = cursor;
+    return d.offset == 0 ? Bad::kNone : Bad::kZeroOffset;
+  }
+  if (d.opcode == wire::kStop) return Bad::kStopBytes;
+  wire::Placement p;
+  if (!wire::place(cursor, d.nbytes, dir.arena, dir.arena_bytes, &p)) return Bad::kOversize;
+  if (d.offset != p.offset) return Bad::kOffset;
+  *next = p.next;
+  return Bad::kNone;
+}
+
+// The clauses a consumer breaks by accepting a descriptor with this defect,
+// and whether a document fixes the poison's kind (INVALID_DESCRIPTOR) or it
+// is AMB.KINDS's to record.
+const char* bad_clauses(Bad b) {
+  switch (b) {
+    case Bad::kSeq: return "S4.POISON.1,W.SEQ.1";
+    case Bad::kOpcode: return "S4.POISON.2,S4.POISON.3,S2.STOP.1,W.DIR.1";
+    case Bad::kZeroOffset: return "S2.ZERO.2,W.STOP.1";
+    case Bad::kStopBytes: return "S4.STOP.1,W.STOP.1";
+    case Bad::kOversize: return "S4.POISON.4,S2.FIT.2";
+    case Bad::kOffset: return "S4.POISON.4,S4.POISON.6,W.ARENA.3";
+    case Bad::kNone: break;
+  }
+  return "S4.POISON.10";
+}
+bool kind_fixed(Bad b) { return b == Bad::kSeq || b == Bad::kOffset; }
+
+// Region memory is mapped once per payload size and zeroed for every input:
+// mapping guard pages per run would cost more than the run.
+RegionMemory& memory_for(const wire::Layout& l) {
+  static std::map<uint64_t, std::unique_ptr<RegionMemory>> cache;
+  std::unique_ptr<RegionMemory>& m = cache[l.payload_bytes];
+  if (!m) {
+    m.reset(new RegionMemory(l.payload_bytes, wire::kCounterBytes));
+  } else {
+    std::memset(m->payload(), 0, l.payload_bytes);
+    std::memset(m->counter(), 0, wire::kCounterBytes);
+  }
+  return *m;
 }
 
 struct Msg {
   uint64_t opcode, offset, nbytes;
 };
 
+bool same_public(const L3Message& a, const L3Message& b) {
+  return a.seq == b.seq && a.opcode == b.opcode && a.payload_offset == b.payload_offset &&
+         a.payload_nbytes == b.payload_nbytes;
+}
+
 class L3Stream {
  public:
-  // The shared hostile peer applies its edits through the private hooks below.
-  template <class Harness>
-  friend void spsq_fuzz::run_hostile_edit(Harness& h, uint8_t which, FuzzReader& in);
-
-  explicit L3Stream(const Config& c)
-      : cfg_(c),
-        region_(c.depth, c.in, c.out),
-        lay_(region_.layout()),
-        q_(binding(), FuzzView(&region_, &init_view()), FuzzClock::clock(), nullptr) {
-    check_construction();
+  explicit L3Stream(const Config& c) : cfg_(c) {
+    SPSQ_FUZZ_CHECK(wire::compute_layout(c.depth, c.in, c.out, &lay_), "bad fuzz layout");
+    mem_ = &memory_for(lay_);
+    in_ = Dir{lay_.input_ring, lay_.input_arena, lay_.input_arena_bytes, wire::kStop};
+    out_ = Dir{lay_.output_ring, lay_.output_arena, lay_.output_arena_bytes, wire::kError};
+    vs_.memory = mem_;
+    vs_.payload_span = lay_.payload_bytes;
+    vs_.counter_span = wire::kCounterBytes;
+    vs_.log = &log_;
+    vs_.faults = &faults_;
+    vs_.short_waits = c.half_waits;
+    q_ = spsq_conf::make_l3_adapter();
+    construct();
   }
 
   void run(FuzzReader& in) {
+    if (!opened_) return;
     for (int n = 0; n < kMaxOps && !in.empty(); ++n) {
       const uint8_t kind = in.u8() % kL3OpCount;
       begin_step();
@@ -114,62 +200,87 @@ class L3Stream {
   }
 
  private:
-  FuzzViewState& init_view() {
-    vs_.role = FuzzRole::L3;
-    vs_.half_waits = cfg_.half_waits;
-    return vs_;
-  }
+  // ------------------------------------------------------------ construction
 
-  spsc_queue::SpscQueueEndpointBinding binding() const {
-    spsc_queue::SpscQueueEndpointBinding b = region_.binding(kSession, kTxn);
+  wire::BindingFields binding() const {
+    wire::BindingFields b;
+    b.session_instance_id_bits = kSession;
+    b.transaction_id = kTxn;
+    b.payload_base = reinterpret_cast<uint64_t>(mem_->payload());
+    b.payload_bytes = lay_.payload_bytes;
+    b.counter_base = reinterpret_cast<uint64_t>(mem_->counter());
+    b.counter_bytes = wire::kCounterBytes;
+    b.depth = lay_.depth;
+    b.input_arena_bytes = lay_.input_arena_bytes;
+    b.output_arena_bytes = lay_.output_arena_bytes;
     switch (cfg_.binding_fault) {
-      case 0:
-        b.payload_bytes += 64;
-        break;
-      case 1:
-        b.transaction_id = 0;
-        break;
-      case 2:
-        b.magic_version ^= uint64_t{1} << 16;
-        break;
-      case 3:
-        b.depth *= 2;
-        break;
-      case 4:
-        b.counter_base += 64;
-        break;
-      case 5:
-        b.output_arena_bytes += 32;
-        break;
-      default:
-        break;
+      case 0: b.payload_bytes += 64; break;
+      case 1: b.transaction_id = 0; break;
+      case 2: b.magic_version ^= uint64_t{1} << 16; break;
+      case 3: b.depth *= 2; break;
+      case 4: b.counter_base += 64; break;
+      case 5: b.output_arena_bytes += 32; break;
+      default: break;
     }
     return b;
   }
 
-  SPSQ_FUZZ_NO_COVERAGE void check_construction() {
-    const SpscQueueError& e = q_.error();
-    SPSQ_FUZZ_CHECK(vs_.calls == 0, "construction made %" PRIu64 " shared accesses", vs_.calls);
-    SPSQ_FUZZ_CHECK(vs_.own_flag_writes == 0, "construction raised the abort flag");
-    if (cfg_.binding_fault < 0) {
-      SPSQ_FUZZ_CHECK(q_.live(), "valid construction failed: %s", e.message);
-      ok_ = true;
+  SPSQ_FUZZ_NO_COVERAGE void construct() {
+    const auto scalars = wire::binding_scalars(binding());
+    const bool opened =
+        q_->open(scalars.data(), scalars.size(), HarnessView(&vs_), &VirtualClock::now_ns);
+    uses_view_ = q_->uses_view();
+    if (cfg_.binding_fault >= 0) {
+      const bool live = opened && q_->live();
+      // An output arena that is no 64-byte multiple is invalid on either side.
+      // The other faults break checks the spec gives L2's decoder; an L3 queue
+      // may refuse them or not, and a queue bound on such a binding is not
+      // judged further.
+      if (cfg_.binding_fault == 5) {
+        SPSQ_FUZZ_CLAUSE_CHECK("S2.ARENA.3", !live, "output arena %" PRIu64 " accepted",
+                               lay_.output_arena_bytes + 32);
+      }
+      if (live) return;
+      SPSQ_FUZZ_CLAUSE_CHECK("S2.ARENA.3,S2.DEPTH.2", shared_accesses() == 0,
+                             "refusing binding fault %d made %zu shared accesses",
+                             cfg_.binding_fault, shared_accesses());
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.11,W.FLAG.1", mem_->load_counter(wire::kInitiatorFlag) == 0,
+                             "refusing a binding raised the initiator flag");
+      opened_ = opened;  // a queue that opened dead must reject everything
+      if (opened) note_death();
+      log_.clear();
       return;
     }
-    SPSQ_FUZZ_CHECK(!q_.live() && e.kind == SpscQueueErrorKind::BAD_BINDING,
-                    "bad binding %d: live %d kind %u", cfg_.binding_fault, q_.live(),
-                    static_cast<unsigned>(e.kind));
-    SPSQ_FUZZ_CHECK(e.message[0] != '\0', "construction error without a message");
+    SPSQ_FUZZ_CLAUSE_CHECK("S0.BIND.1", opened && q_->live(), "valid binding refused: %s",
+                           opened ? q_->error().message.c_str() : "open() returned false");
+    opened_ = true;
+    uint64_t back[wire::kScalarCount] = {};
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        "S1.BIND.ORDER,S1.ARGS.1",
+        q_->chip_task_arg_scalars(back, wire::kScalarCount) &&
+            std::memcmp(back, scalars.data(), sizeof(back)) == 0,
+        "chip_task_arg_scalars() differ from the binding");
+    const spsq_conf::LayoutFields f = q_->layout();
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        "S2.LAYOUT.3,W.LAYOUT.1",
+        f.depth == lay_.depth && f.input_ring == lay_.input_ring &&
+            f.output_ring == lay_.output_ring && f.input_arena == lay_.input_arena &&
+            f.input_arena_bytes == lay_.input_arena_bytes && f.output_arena == lay_.output_arena &&
+            f.output_arena_bytes == lay_.output_arena_bytes &&
+            f.payload_bytes == lay_.payload_bytes && f.counter_bytes == lay_.counter_bytes,
+        "layout() differs from the wire layout of (%" PRIu64 ", %" PRIu64 ", %" PRIu64 ")",
+        lay_.depth, lay_.input_arena_bytes, lay_.output_arena_bytes);
+    count_flag_attempts();
+    ok_ = true;
+    log_.clear();
   }
 
   // ------------------------------------------------------------ steps
 
   void begin_step() {
-    vs_.begin_step();
-    live_before_ = q_.live();
-    freed_before_ = q_.freed();
-    err_before_ = q_.error();
-    calls_before_ = vs_.calls;
+    log_.clear();
+    live_before_ = !dead_ && !freed_;
+    freed_before_ = freed_;
     misuse_step_ = false;
   }
 
@@ -180,24 +291,24 @@ class L3Stream {
         break;
       case kL2Put: {
         const uint64_t n = in.u16() % (cfg_.out + 1);
-        l2_put(n, (in.u8() & 1) ? kOpError : kOpData);
+        l2_put(n, (in.u8() & 1) ? wire::kError : wire::kData);
         break;
       }
       case kL3TryEnqueue:
-        l3_enqueue(in.u16() % (cfg_.in + 1), kOpData, 0, false, false);
+        l3_enqueue(in.u16() % (cfg_.in + 1), wire::kData, 0, false, false);
         break;
       case kL3Enqueue: {
         const uint64_t n = in.u16() % (cfg_.in + 1);
         const uint64_t t = in.u8() * 997ull;
-        l3_enqueue(n, kOpData, t, in.u8() & 1, true);
+        l3_enqueue(n, wire::kData, t, in.u8() & 1, true);
         break;
       }
       case kL3TryStop:
-        l3_enqueue(0, kOpStop, 0, false, false);
+        l3_enqueue(0, wire::kStop, 0, false, false);
         break;
       case kL3Stop: {
         const uint64_t t = in.u8() * 997ull;
-        l3_enqueue(0, kOpStop, t, in.u8() & 1, true);
+        l3_enqueue(0, wire::kStop, t, in.u8() & 1, true);
         break;
       }
       case kL3TryPeek:
@@ -223,345 +334,411 @@ class L3Stream {
         l3_misuse(v, in.u8());
         break;
       }
-      case kL3HostileCounter:
-      case kL3HostileDesc:
-      case kL3HostileCraft:
-        run_hostile_edit(*this, static_cast<uint8_t>(kind - kL3HostileCounter), in);
+      case kL3HostileCounter: {
+        // Argument order as fuzz/hostile_peer.h reads it for every harness.
+        const uint64_t off = (in.u8() % 6) * 64ull;
+        const uint8_t mode = in.u8();
+        hostile_counter(off, mode, in.u32());
         break;
+      }
+      case kL3HostileDesc: {
+        const uint8_t slot = in.u8(), field = in.u8() % 4, mode = in.u8();
+        hostile_desc(slot, field, mode, in.u64());
+        break;
+      }
+      case kL3HostileCraft: {
+        const uint8_t op = in.u8(), off_mode = in.u8();
+        const uint16_t n = in.u16();
+        hostile_craft(op, off_mode, n, in.u8());
+        break;
+      }
       case kL3HostileScribble: {
         const uint16_t off = in.u16();
         hostile_ = true;
         payload_tampered_ = true;
-        region_.payload()[lay_.output_arena + off % lay_.output_arena_bytes] = in.u8();
+        mem_->payload()[lay_.output_arena + off % lay_.output_arena_bytes] = in.u8();
         break;
       }
       case kL3HostileAbort:
         hostile_ = true;
-        region_.set_counter(kPeerAbort, static_cast<int32_t>(in.u32()));
+        mem_->store_counter(wire::kPeerFlag, static_cast<int32_t>(in.u32()));
         break;
       case kL3ClockAdvance:
-        FuzzClock::advance(in.u16() * 1000ull);
+        VirtualClock::advance_by(in.u16() * 1000ull);
         break;
       case kL3ViewFault:
-        vs_.fault_in = 1 + in.u8() % 8;
+        faults_.arm_any(1 + in.u8() % 8);
         fault_ = true;
         break;
       case kL3Free:
-        q_.free();
-        SPSQ_FUZZ_CHECK(q_.freed() && !q_.live(), "free() left the queue usable");
+        q_->free();
+        freed_ = true;
         break;
     }
   }
 
-  void trace(uint8_t kind) const {
+  void trace(uint8_t kind) {
     std::fprintf(stderr,
                  "op %2u live %d | L3 enq %" PRIu64 " cursor %" PRIu64 " | out taken %" PRIu64
-                 " active %d | L2 taken %" PRIu64 " put %" PRIu64 " | %s / %s\n",
-                 kind, q_.live(), enq_pub_, enq_cursor_, out_taken_, has_active_, l2_taken_,
-                 out_pub_, q_.error().message, q_.last_error().message);
+                 " active %d | L2 taken %" PRIu64 " put %" PRIu64 " | %s\n",
+                 kind, !dead_ && !freed_, enq_pub_, enq_cursor_, out_taken_, has_active_,
+                 l2_taken_, out_pub_, q_->error().message.c_str());
   }
+
+  // ------------------------------------------------------------ the view's record
+
+  // Shared accesses (and attempts the view failed or refused) in this step.
+  size_t shared_accesses() const {
+    size_t n = 0;
+    for (const Access& a : log_.entries()) {
+      n += a.is_shared_access() || a.kind == AccessKind::kInjectedFault ||
+           a.kind == AccessKind::kViolation;
+    }
+    return n;
+  }
+
+  // Attempts to Set the initiator flag, failed ones included.
+  void count_flag_attempts() {
+    for (const Access& a : log_.entries()) {
+      const bool notify = a.kind == AccessKind::kNotify ||
+                          (a.kind == AccessKind::kInjectedFault && a.part == RegionMemory::kCounter &&
+                           a.note.find("notify") != std::string::npos);
+      if (notify && a.offset == wire::kInitiatorFlag) ++flag_attempts_;
+    }
+  }
+
+  bool view_failed() const { return vs_.failed; }
+  bool fault_pending() const { return faults_.armed(); }
+  bool peer_flag_up() const { return mem_->load_counter(wire::kPeerFlag) >= 1; }
 
   // ------------------------------------------------------------ honest L2
 
   void l2_take() {
     if (input_counters_tampered_) return;
     uint64_t tail = 0;
-    const int32_t w = region_.counter(kInputTail);
-    SPSQ_FUZZ_CHECK(reconstruct(l2_in_tail_, w, lay_.depth, &tail),
-                    "L3's input tail %d is impossible (known %" PRIu64 ")", w, l2_in_tail_);
-    SPSQ_FUZZ_CHECK(tail - l2_taken_ <= lay_.depth,
-                    "L3 published %" PRIu64 " inputs past L2's head %" PRIu64, tail, l2_taken_);
+    const int32_t w = mem_->load_counter(wire::kInputTail);
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S2.CAP.1",
+                           wire::reconstruct(l2_in_tail_, w, lay_.depth, &tail),
+                           "L3's input tail %d is impossible (known %" PRIu64 ")", w, l2_in_tail_);
+    SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S1.TRYENQ.1", tail - l2_taken_ <= lay_.depth,
+                           "L3 published %" PRIu64 " inputs past L2's head %" PRIu64, tail,
+                           l2_taken_);
     l2_in_tail_ = tail;
     if (tail == l2_taken_) return;
     const uint64_t k = l2_taken_;
-    SPSQ_FUZZ_CHECK(input_area_tampered_ || !l2_saw_stop_,
-                    "L3 published input %" PRIu64 " after STOP", k + 1);
-    const ModelDesc d = region_.desc_at(lay_.input_slot(k));
+    SPSQ_FUZZ_CLAUSE_CHECK("S4.STOP.2", input_area_tampered_ || !l2_saw_stop_,
+                           "L3 published input %" PRIu64 " after STOP", k + 1);
+    const wire::Descriptor d = wire::decode_descriptor(mem_->payload() + lay_.input_slot(k));
     if (!input_area_tampered_) check_input_message(k, d);
     l2_in_cursor_ = k < enq_cursor_after_.size() ? enq_cursor_after_[k] : l2_in_cursor_;
-    if (d.opcode == kOpStop && !input_area_tampered_) l2_saw_stop_ = true;
+    if (d.opcode == wire::kStop && !input_area_tampered_) l2_saw_stop_ = true;
     ++l2_taken_;
-    region_.set_counter(kInputHead, low32(l2_taken_));
+    mem_->store_counter(wire::kInputHead, wire::low32(l2_taken_));
   }
 
-  SPSQ_FUZZ_NO_COVERAGE void check_input_message(uint64_t k, const ModelDesc& d) {
+  SPSQ_FUZZ_NO_COVERAGE void check_input_message(uint64_t k, const wire::Descriptor& d) {
     uint64_t next = 0;
-    SPSQ_FUZZ_CHECK(desc_valid(input_of(lay_), d, k, l2_in_cursor_, &next),
-                    "L3 published an invalid input descriptor %" PRIu64 ": seq %" PRIu64
-                    " op %" PRIu64 " [%" PRIu64 ", +%" PRIu64 ")",
-                    k, d.seq, d.opcode, d.offset, d.nbytes);
+    const Bad bad = desc_fault(in_, d, k, l2_in_cursor_, &next);
+    SPSQ_FUZZ_CLAUSE_CHECK(bad == Bad::kNone ? "" : bad_clauses(bad), bad == Bad::kNone,
+                           "L3 published an invalid input descriptor %" PRIu64 ": seq %" PRIu64
+                           " op %" PRIu64 " [%" PRIu64 ", +%" PRIu64 ")",
+                           k, d.seq, d.opcode, d.offset, d.nbytes);
     SPSQ_FUZZ_CHECK(k < enq_sent_.size(), "input %" PRIu64 " without an enqueue", k);
     const Msg& m = enq_sent_[k];
-    SPSQ_FUZZ_CHECK(d.opcode == m.opcode && d.offset == m.offset && d.nbytes == m.nbytes,
-                    "input %" PRIu64 " is not what L3 enqueued", k);
-    if (payload_in_tampered_) return;
+    SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,W.DESC.1",
+                           d.opcode == m.opcode && d.offset == m.offset && d.nbytes == m.nbytes,
+                           "input %" PRIu64 " is not what L3 enqueued", k);
     for (uint64_t i = 0; i < d.nbytes; ++i) {
-      SPSQ_FUZZ_CHECK(region_.payload()[d.offset + i] == pattern_byte(cfg_.salt, k + 1, i),
-                      "input %" PRIu64 " byte %" PRIu64 " differs from the enqueued buffer", k, i);
+      SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.2",
+                             mem_->payload()[d.offset + i] == pattern(cfg_.salt, k + 1, i),
+                             "input %" PRIu64 " byte %" PRIu64 " differs from the enqueued buffer",
+                             k, i);
     }
   }
 
   bool l2_put(uint64_t n, uint64_t opcode) {
     if (output_counters_tampered_) return false;
     uint64_t head = 0;
-    const int32_t w = region_.counter(kOutputHead);
-    SPSQ_FUZZ_CHECK(reconstruct(l2_out_head_, w, lay_.depth, &head) && head <= out_pub_,
-                    "L3's output head %d is impossible (known %" PRIu64 ", published %" PRIu64 ")",
-                    w, l2_out_head_, out_pub_);
+    const int32_t w = mem_->load_counter(wire::kOutputHead);
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.5",
+                           wire::reconstruct(l2_out_head_, w, lay_.depth, &head) &&
+                               head <= out_pub_,
+                           "L3's output head %d is impossible (known %" PRIu64
+                           ", published %" PRIu64 ")",
+                           w, l2_out_head_, out_pub_);
     l2_out_head_ = head;
+    if (out_pub_ - head >= lay_.depth) return false;
     const uint64_t released_cursor = head == 0 ? 0 : out_cursor_after_[head - 1];
-    const Placement p = place(out_cursor_, n, lay_.output_arena, lay_.output_arena_bytes);
-    if (!has_room(out_pub_, head, lay_.depth, out_cursor_, released_cursor, p, n,
-                  lay_.output_arena_bytes)) {
-      return false;
-    }
+    wire::Placement p;
+    if (!wire::place(out_cursor_, n, out_.arena, out_.arena_bytes, &p)) return false;
+    // The harness's L2 takes AMB.ROOM reading A; the queue must accept it (W.LIVE.2).
+    if (!wire::has_room(released_cursor, out_cursor_, p, out_.arena_bytes, true)) return false;
     const uint64_t seq = out_pub_ + 1;
-    for (uint64_t i = 0; i < n; ++i) {
-      region_.payload()[p.offset + i] = pattern_byte(cfg_.salt ^ 0x5a, seq, i);
-    }
-    publish_output(ModelDesc{seq, opcode, p.offset, n});
+    for (uint64_t i = 0; i < n; ++i) mem_->payload()[p.offset + i] = pattern(cfg_.salt ^ 0x5a, seq, i);
+    publish_output(wire::Descriptor{seq, opcode, p.offset, n});
     out_sent_.push_back(Msg{opcode, p.offset, n});
     out_cursor_after_.push_back(p.next);
     out_cursor_ = p.next;
     return true;
   }
 
-  void publish_output(const ModelDesc& d) {
-    uint8_t* slot = region_.payload() + lay_.output_slot(out_pub_);
-    put64(slot + 8, d.opcode);
-    put64(slot + 16, d.offset);
-    put64(slot + 24, d.nbytes);
-    put64(slot, d.seq);
+  // Bytes 8..31, then seq, then the tail.
+  void publish_output(const wire::Descriptor& d) {
+    uint8_t* slot = mem_->payload() + lay_.output_slot(out_pub_);
+    wire::store_le64(slot + wire::kOpcodeAt, d.opcode);
+    wire::store_le64(slot + wire::kOffsetAt, d.offset);
+    wire::store_le64(slot + wire::kNbytesAt, d.nbytes);
+    wire::store_le64(slot + wire::kSeqAt, d.seq);
     ++out_pub_;
-    region_.set_counter(kOutputTail, low32(out_pub_));
+    mem_->store_counter(wire::kOutputTail, wire::low32(out_pub_));
   }
 
   // ------------------------------------------------------------ status rules
 
-  // What every status says about the queue, whatever the call was.
-  SPSQ_FUZZ_NO_COVERAGE void check_status(Status st, const char* call) {
+  // What every status says about the queue, whatever the call was. `usage`:
+  // the call is a usage error, which a dead queue may reject instead of fail.
+  SPSQ_FUZZ_NO_COVERAGE void check_status(L3Status st, const char* call, bool usage) {
     if (freed_before_) {
-      SPSQ_FUZZ_CHECK(st == Status::REJECTED, "%s on a freed queue returned %s", call,
-                      spsc_queue::worker_chip_queue_status_name(st));
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.FREE.1", st == L3Status::kRejected || st == L3Status::kFailed,
+                             "%s on a freed queue returned %s", call, name(st));
       return;
     }
     if (!live_before_) {
-      SPSQ_FUZZ_CHECK(st == Status::FAILED, "%s on a dead queue returned %s", call,
-                      spsc_queue::worker_chip_queue_status_name(st));
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10,S4.POISON.14",
+                             st == L3Status::kFailed || (usage && st == L3Status::kRejected),
+                             "%s on a dead queue returned %s", call, name(st));
       return;
     }
-    if (st == Status::FAILED) {
-      SPSQ_FUZZ_CHECK(!q_.live(), "%s returned FAILED on a live queue", call);
+    const bool live = q_->live();
+    if (st == L3Status::kFailed) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", !live, "%s returned FAILED on a live queue", call);
       return;
     }
-    SPSQ_FUZZ_CHECK(q_.live(), "%s returned %s but the queue died: %s", call,
-                    spsc_queue::worker_chip_queue_status_name(st), q_.error().message);
-    if (st == Status::REJECTED) {
-      SPSQ_FUZZ_CHECK(vs_.calls == calls_before_, "rejected %s touched shared memory", call);
-      SPSQ_FUZZ_CHECK(q_.last_error().kind == SpscQueueErrorKind::BAD_ARGUMENT &&
-                          q_.last_error().message[0] != '\0',
-                      "rejected %s without a BAD_ARGUMENT explanation", call);
+    SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", live, "%s returned %s but the queue died: %s", call,
+                           name(st), q_->error().message.c_str());
+    if (st == L3Status::kRejected) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.STOP.2,S3.PYTO.1", shared_accesses() == 0,
+                             "rejected %s touched shared memory", call);
     }
   }
 
   bool input_predictable() const {
-    return live_before_ && !input_counters_tampered_ && !input_area_tampered_ && !vs_.failed &&
-           vs_.fault_in == 0;
+    return live_before_ && !input_counters_tampered_ && !input_area_tampered_ && !view_failed() &&
+           !fault_pending();
   }
   bool output_predictable() const {
-    return live_before_ && !output_counters_tampered_ && !vs_.failed && vs_.fault_in == 0;
+    return live_before_ && !output_counters_tampered_ && !view_failed() && !fault_pending();
+  }
+
+  // ------------------------------------------------------------ wait hooks
+
+  // Runs `fn` as L2 "during" the next wait of the queue that does not hold at
+  // once: an action scheduled now on the virtual clock, which a harness view
+  // wait runs before its deadline.
+  void arm_hook(void (*fn)(L3Stream*)) {
+    hook_armed_ = true;
+    VirtualClock::at(VirtualClock::peek(), [this, fn] {
+      if (!hook_armed_) return;
+      hook_armed_ = false;
+      fn(this);
+    });
+  }
+  void disarm_hook() {
+    hook_armed_ = false;
+    if (VirtualClock::pending() != 0) VirtualClock::advance_to(VirtualClock::peek());
   }
 
   // ------------------------------------------------------------ L3 input
 
-  static void hook_take(void* self) { static_cast<L3Stream*>(self)->l2_take(); }
-
-  SPSQ_FUZZ_NO_COVERAGE bool input_room(uint64_t n) const {
+  // Room for n bytes by the model: with AMB.ROOM's idle exception (reading A)
+  // or the literal bound (reading B).
+  SPSQ_FUZZ_NO_COVERAGE bool input_room(uint64_t n, bool idle_exception) const {
+    if (n > in_.arena_bytes) return false;
+    if (enq_pub_ - l2_taken_ >= lay_.depth) return false;
     const uint64_t released_cursor = l2_taken_ == 0 ? 0 : enq_cursor_after_[l2_taken_ - 1];
-    const Placement p = place(enq_cursor_, n, lay_.input_arena, lay_.input_arena_bytes);
-    return has_room(enq_pub_, l2_taken_, lay_.depth, enq_cursor_, released_cursor, p, n,
-                    lay_.input_arena_bytes);
+    wire::Placement p;
+    wire::place(enq_cursor_, n, in_.arena, in_.arena_bytes, &p);
+    return wire::has_room(released_cursor, enq_cursor_, p, in_.arena_bytes, idle_exception);
   }
 
   void l3_enqueue(uint64_t n, uint64_t opcode, uint64_t timeout, bool hook, bool blocking) {
     const uint64_t seq = enq_pub_ + 1;
-    for (uint64_t i = 0; i < n; ++i) src_[i] = pattern_byte(cfg_.salt, seq, i);
+    for (uint64_t i = 0; i < n; ++i) src_[i] = pattern(cfg_.salt, seq, i);
     const bool stop_before = stop_published_;
     const bool predict = !blocking && input_predictable() && !stop_before;
-    const bool room = predict && input_room(n);
-    if (hook) {
-      vs_.wait_hook = &hook_take;
-      vs_.wait_hook_arg = this;
-    }
-    const uint64_t t0 = FuzzClock::now();
-    Status st;
-    const bool stop = opcode == kOpStop;
+    const bool room = predict && input_room(n, true);
+    const bool literal_room = predict && input_room(n, false);
+    if (hook) arm_hook([](L3Stream* s) { s->l2_take(); });
+    const uint64_t t0 = VirtualClock::peek();
+    const bool stop = opcode == wire::kStop;
+    const void* data = n ? src_ : nullptr;
+    L3Status st;
     if (blocking) {
-      st = stop ? q_.input().request_stop(nanoseconds(timeout))
-                : q_.input().enqueue(n ? src_ : nullptr, n, nanoseconds(timeout));
+      st = stop ? q_->request_stop(timeout) : q_->enqueue(data, n, timeout);
     } else {
-      st = stop ? q_.input().try_request_stop() : q_.input().try_enqueue(n ? src_ : nullptr, n);
+      st = stop ? q_->try_request_stop() : q_->try_enqueue(data, n);
     }
-    vs_.wait_hook = nullptr;
-    check_status(st, stop ? "request_stop" : "enqueue");
+    disarm_hook();
+    const bool usage = stop_before || (blocking && timeout == 0);
+    check_status(st, stop ? "request_stop" : "enqueue", usage);
     if (!live_before_ || freed_before_) return;
-    if (stop_before || (blocking && timeout == 0)) {
-      SPSQ_FUZZ_CHECK(st == Status::REJECTED, "%s returned %s, want REJECTED",
-                      stop_before ? "enqueue after STOP" : "zero timeout",
-                      spsc_queue::worker_chip_queue_status_name(st));
+    if (usage) {
+      SPSQ_FUZZ_CLAUSE_CHECK(stop_before ? "S4.STOP.2" : "S3.PYTO.1", st == L3Status::kRejected,
+                             "%s returned %s, want REJECTED",
+                             stop_before ? "enqueue after STOP" : "zero timeout", name(st));
       return;
     }
     if (predict) {
-      SPSQ_FUZZ_CHECK(st == (room ? Status::OK : Status::WOULD_BLOCK),
-                      "try_%s(%" PRIu64 ") returned %s, the model says room %d: %s",
-                      stop ? "request_stop" : "enqueue", n,
-                      spsc_queue::worker_chip_queue_status_name(st), room, q_.last_error().message);
+      // OPEN.ABORTSAMPLE / AMB.TRYABORT: a raised peer flag may be reported at once.
+      const bool early_abort = st == L3Status::kFailed && peer_flag_up() &&
+                               q_->error().kind == wire::kRemoteAborted;
+      const bool ok = st == (room ? L3Status::kOk : L3Status::kNoProgress) ||
+                      (room && !literal_room && st == L3Status::kNoProgress) || early_abort;
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.TRYENQ.1,S1.TRYENQ.2,S1.TRYENQ.3,S2.CAP.1,W.ARENA.2,AMB.ROOM",
+                             ok, "try_%s(%" PRIu64 ") returned %s, the model says room %d",
+                             stop ? "request_stop" : "enqueue", n, name(st), room);
     }
-    if (st == Status::TIMED_OUT) {
-      SPSQ_FUZZ_CHECK(!(input_predictable() && input_room(n)), "enqueue timed out with room");
+    if (st == L3Status::kTimedOut) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8,S4.NOPROG.1,S4.NOPROG.2",
+                             !(input_predictable() && input_room(n, false)),
+                             "enqueue timed out with room");
       check_expired(t0, timeout);
     }
-    if (st != Status::OK) return;
+    if (st != L3Status::kOk) return;
     check_enqueued(seq, opcode, n);
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout) {
-    SPSQ_FUZZ_CHECK(FuzzClock::now() - t0 >= timeout,
-                    "timed out after %" PRIu64 " of %" PRIu64 " ns", FuzzClock::now() - t0,
-                    timeout);
-    SPSQ_FUZZ_CHECK(region_.counter(kPeerAbort) < 1,
-                    "timed out with the peer abort flag at %d and no REMOTE_ABORTED",
-                    region_.counter(kPeerAbort));
+    const uint64_t waited = VirtualClock::peek() - t0;
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8", waited == timeout,
+                           "timed out after %" PRIu64 " of %" PRIu64 " ns", waited, timeout);
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7,S4.POISON.12", !peer_flag_up(),
+                           "timed out with the peer abort flag at %d and no REMOTE_ABORTED",
+                           mem_->load_counter(wire::kPeerFlag));
   }
 
   // The descriptor, the payload and the publish order of one enqueue.
   SPSQ_FUZZ_NO_COVERAGE void check_enqueued(uint64_t seq, uint64_t opcode, uint64_t n) {
-    const Placement p = place(enq_cursor_, n, lay_.input_arena, lay_.input_arena_bytes);
+    wire::Placement p;
+    wire::place(enq_cursor_, n, in_.arena, in_.arena_bytes, &p);
     const uint64_t slot = lay_.input_slot(enq_pub_);
-    const ModelDesc d = region_.desc_at(slot);
-    SPSQ_FUZZ_CHECK(d.seq == seq && d.opcode == opcode && d.offset == p.offset && d.nbytes == n,
-                    "enqueued descriptor seq %" PRIu64 " op %" PRIu64 " [%" PRIu64 ", +%" PRIu64
-                    "), want seq %" PRIu64 " [%" PRIu64 ", +%" PRIu64 ")",
-                    d.seq, d.opcode, d.offset, d.nbytes, seq, p.offset, n);
+    const wire::Descriptor d = wire::decode_descriptor(mem_->payload() + slot);
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        "W.DESC.1,W.SEQ.1,W.ARENA.1,W.ARENA.4,S2.ZERO.1,W.STOP.1",
+        d.seq == seq && d.opcode == opcode && d.offset == p.offset && d.nbytes == n,
+        "enqueued descriptor seq %" PRIu64 " op %" PRIu64 " [%" PRIu64 ", +%" PRIu64
+        "), want seq %" PRIu64 " [%" PRIu64 ", +%" PRIu64 ")",
+        d.seq, d.opcode, d.offset, d.nbytes, seq, p.offset, n);
     for (uint64_t i = 0; i < n; ++i) {
-      SPSQ_FUZZ_CHECK(region_.payload()[p.offset + i] == src_[i],
-                      "enqueued byte %" PRIu64 " differs from the buffer", i);
+      SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S2.FIT.1", mem_->payload()[p.offset + i] == src_[i],
+                             "enqueued byte %" PRIu64 " differs from the buffer", i);
     }
-    if (vs_.logged <= FuzzViewState::kLogCapacity) {
-      int last_payload = -1, first_desc = vs_.logged, last_body = -1, first_seq = vs_.logged,
-          tail = -1;
-      for (int i = 0; i < vs_.logged; ++i) {
-        const Access& a = vs_.log[i];
-        if (a.kind == AccessKind::NOTIFY && a.offset == kInputTail) tail = i;
-        if (a.kind != AccessKind::WRITE) continue;
-        const bool touches_seq = a.offset < slot + 8 && a.offset + a.nbytes > slot;
-        const bool touches_body = a.offset < slot + 32 && a.offset + a.nbytes > slot + 8;
-        if (!touches_seq && !touches_body) {
-          last_payload = i;
-          continue;
-        }
-        SPSQ_FUZZ_CHECK(!(touches_seq && touches_body), "seq written together with the body");
-        if (first_desc == vs_.logged) first_desc = i;
-        if (touches_body) last_body = i;
-        if (touches_seq && first_seq == vs_.logged) first_seq = i;
-      }
-      SPSQ_FUZZ_CHECK(last_payload < first_desc, "payload written after the descriptor");
-      SPSQ_FUZZ_CHECK(last_body < first_seq && first_seq < vs_.logged,
-                      "seq not written after bytes 8..31");
-      SPSQ_FUZZ_CHECK(tail == vs_.logged - 1 && tail > first_seq, "tail not published last");
+    if (uses_view_) {
+      const spsq_conf::PublishOrder o = spsq_conf::FindPublishOrder(
+          log_, 0, slot, in_.arena, in_.arena_bytes, p.offset, n, wire::kInputTail);
+      const size_t npos = spsq_conf::PublishOrder::npos;
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,S3.PUB.2",
+                             n == 0 || (o.payload_done != npos && o.payload_last < o.body_first),
+                             "payload written after the descriptor (or not at all)");
+      SPSQ_FUZZ_CLAUSE_CHECK("S2.FIT.1", o.stray == npos, "arena write outside the message");
+      SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1",
+                             !o.seq_with_body && o.body_done != npos && o.seq_done != npos &&
+                                 o.body_last < o.seq_first,
+                             "seq not written after bytes 8..31");
+      SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1,S3.PUB.2", o.tail != npos && o.tail > o.seq_done,
+                             "tail not published after the seq");
     }
     enq_sent_.push_back(Msg{opcode, p.offset, n});
     enq_cursor_after_.push_back(p.next);
     enq_cursor_ = p.next;
     ++enq_pub_;
-    if (opcode == kOpStop) stop_published_ = true;
-    SPSQ_FUZZ_CHECK(q_.input().stop_published() == stop_published_, "stop_published() is wrong");
+    if (opcode == wire::kStop) stop_published_ = true;
   }
 
   // ------------------------------------------------------------ L3 output
 
-  static void hook_put(void* self) {
-    auto* s = static_cast<L3Stream*>(self);
-    s->l2_put(s->hook_size_, kOpData);
-  }
-
   enum class Expect { NOTHING, ACQUIRE, POISON };
 
-  SPSQ_FUZZ_NO_COVERAGE Expect predict_peek() const {
+  SPSQ_FUZZ_NO_COVERAGE Expect predict_peek(Bad* why) const {
+    *why = Bad::kNone;
     if (has_active_) return Expect::ACQUIRE;
     if (out_taken_ == out_pub_) return Expect::NOTHING;
     uint64_t next = 0;
-    const ModelDesc d = region_.desc_at(lay_.output_slot(out_taken_));
-    return desc_valid(output_of(lay_), d, out_taken_, l3_out_cursor_, &next) ? Expect::ACQUIRE
-                                                                             : Expect::POISON;
+    const wire::Descriptor d =
+        wire::decode_descriptor(mem_->payload() + lay_.output_slot(out_taken_));
+    *why = desc_fault(out_, d, out_taken_, l3_out_cursor_, &next);
+    return *why == Bad::kNone ? Expect::ACQUIRE : Expect::POISON;
   }
 
   void l3_peek(uint64_t timeout, bool hook, uint64_t hook_size, bool blocking) {
     const bool predict = !blocking && output_predictable();
-    const Expect want = predict ? predict_peek() : Expect::NOTHING;
+    Bad why = Bad::kNone;
+    const Expect want = predict ? predict_peek(&why) : Expect::NOTHING;
     if (hook) {
       hook_size_ = hook_size;
-      vs_.wait_hook = &hook_put;
-      vs_.wait_hook_arg = this;
+      arm_hook([](L3Stream* s) { s->l2_put(s->hook_size_, wire::kData); });
     }
-    const uint64_t t0 = FuzzClock::now();
-    WorkerChipMessage m{};
-    const Status st =
-        blocking ? q_.output().peek(nanoseconds(timeout), &m) : q_.output().try_peek(&m);
-    vs_.wait_hook = nullptr;
-    check_status(st, "peek");
+    const uint64_t t0 = VirtualClock::peek();
+    L3Message m;
+    const L3Status st = blocking ? q_->peek(timeout, &m) : q_->try_peek(&m);
+    disarm_hook();
+    check_status(st, "peek", blocking && timeout == 0);
     if (!live_before_ || freed_before_) return;
     if (blocking && timeout == 0) {
-      SPSQ_FUZZ_CHECK(st == Status::REJECTED, "peek with a zero timeout was not rejected");
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.PYTO.1", st == L3Status::kRejected,
+                             "peek with a zero timeout returned %s", name(st));
       return;
     }
-    if (predict) {
-      const Status expect = want == Expect::ACQUIRE   ? Status::OK
-                            : want == Expect::NOTHING ? Status::WOULD_BLOCK
-                                                      : Status::FAILED;
-      SPSQ_FUZZ_CHECK(st == expect, "try_peek returned %s, the model says %s: %s",
-                      spsc_queue::worker_chip_queue_status_name(st),
-                      spsc_queue::worker_chip_queue_status_name(expect), q_.error().message);
-      if (want == Expect::POISON) {
-        SPSQ_FUZZ_CHECK(q_.error().kind == SpscQueueErrorKind::INVALID_DESCRIPTOR,
-                        "invalid output descriptor gave kind %u",
-                        static_cast<unsigned>(q_.error().kind));
-      }
-    }
-    if (st == Status::TIMED_OUT) {
-      SPSQ_FUZZ_CHECK(!(output_predictable() && predict_peek() == Expect::ACQUIRE),
-                      "peek timed out with a message available");
+    if (predict) check_predicted_peek(st, want, why);
+    if (st == L3Status::kTimedOut) {
+      Bad now = Bad::kNone;
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8", !(output_predictable() && predict_peek(&now) != Expect::NOTHING),
+                             "peek timed out with a message available");
       check_expired(t0, timeout);
     }
-    if (st == Status::OK) on_peeked(m);
+    if (st == L3Status::kOk) on_peeked(m);
   }
 
-  SPSQ_FUZZ_NO_COVERAGE void on_peeked(const WorkerChipMessage& m) {
+  SPSQ_FUZZ_NO_COVERAGE void check_predicted_peek(L3Status st, Expect want, Bad why) {
+    const L3ErrorInfo e = st == L3Status::kFailed ? q_->error() : L3ErrorInfo{};
+    // OPEN.ABORTSAMPLE / AMB.TRYABORT: a raised peer flag may be reported at once.
+    if (st == L3Status::kFailed && e.kind == wire::kRemoteAborted && peer_flag_up()) return;
+    if (want == Expect::POISON) {
+      SPSQ_FUZZ_CLAUSE_CHECK(bad_clauses(why), st == L3Status::kFailed,
+                             "try_peek of an invalid output descriptor returned %s", name(st));
+      // AMB.KINDS: only seq and offset defects have a kind a document fixes.
+      SPSQ_FUZZ_CLAUSE_CHECK(bad_clauses(why), !kind_fixed(why) || e.kind == wire::kInvalidDescriptor,
+                             "invalid output descriptor gave kind %s: %s",
+                             wire::kind_name(e.kind), e.message.c_str());
+      return;
+    }
+    const L3Status expect = want == Expect::ACQUIRE ? L3Status::kOk : L3Status::kNoProgress;
+    SPSQ_FUZZ_CLAUSE_CHECK(want == Expect::ACQUIRE ? "S0.PURPOSE.1,S4.L3OUT.2,W.LIVE.2"
+                                                   : "S1.TRYPEEK.1,S4.NOPROG.3",
+                           st == expect, "try_peek returned %s, the model says %s: %s", name(st),
+                           name(expect), e.message.c_str());
+  }
+
+  SPSQ_FUZZ_NO_COVERAGE void on_peeked(const L3Message& m) {
     if (has_active_) {
-      SPSQ_FUZZ_CHECK(m.seq == active_.seq && m.opcode == active_.opcode &&
-                          m.payload_offset == active_.payload_offset &&
-                          m.payload_nbytes == active_.payload_nbytes &&
-                          m.owner_cookie == active_.owner_cookie &&
-                          spsc_queue::payload_data(m) == spsc_queue::payload_data(active_),
-                      "peek with seq %" PRIu64 " active returned another message", active_.seq);
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L3OUT.1,S4.L3OUT.2", same_public(m, active_),
+                             "peek with seq %" PRIu64 " active returned seq %" PRIu64,
+                             active_.seq, m.seq);
       return;
     }
     const uint64_t k = out_taken_;
-    SPSQ_FUZZ_CHECK(m.seq == k + 1, "peeked seq %" PRIu64 ", want %" PRIu64, m.seq, k + 1);
     uint64_t next = 0;
-    const ModelDesc d{m.seq, static_cast<uint64_t>(m.opcode), m.payload_offset, m.payload_nbytes};
-    SPSQ_FUZZ_CHECK(desc_valid(output_of(lay_), d, k, l3_out_cursor_, &next),
-                    "message seq %" PRIu64 " breaks the contract: op %" PRIu64 " [%" PRIu64
-                    ", +%" PRIu64 ")",
-                    m.seq, static_cast<uint64_t>(m.opcode), m.payload_offset, m.payload_nbytes);
-    const uint8_t* want = m.payload_nbytes == 0 ? nullptr : region_.payload() + m.payload_offset;
-    SPSQ_FUZZ_CHECK(spsc_queue::payload_data(m) == want,
-                    "message payload pointer is not its offset");
+    const wire::Descriptor d{m.seq, m.opcode, m.payload_offset, m.payload_nbytes};
+    const Bad bad = desc_fault(out_, d, k, l3_out_cursor_, &next);
+    SPSQ_FUZZ_CLAUSE_CHECK(bad == Bad::kNone ? "" : bad_clauses(bad), bad == Bad::kNone,
+                           "message seq %" PRIu64 " (want %" PRIu64 ") breaks the contract: op %" PRIu64
+                           " [%" PRIu64 ", +%" PRIu64 ")",
+                           m.seq, k + 1, m.opcode, m.payload_offset, m.payload_nbytes);
     if (k < out_sent_.size() && !out_desc_tampered_ && !output_counters_tampered_) {
       const Msg& s = out_sent_[k];
-      SPSQ_FUZZ_CHECK(
-          static_cast<uint64_t>(m.opcode) == s.opcode && m.payload_offset == s.offset &&
-              m.payload_nbytes == s.nbytes,
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          "S0.PURPOSE.1",
+          m.opcode == s.opcode && m.payload_offset == s.offset && m.payload_nbytes == s.nbytes,
           "message seq %" PRIu64 " is not what L2 published", m.seq);
     }
     active_ = m;
@@ -573,6 +750,10 @@ class L3Stream {
     return k < out_sent_.size() && !out_desc_tampered_ && !output_counters_tampered_ &&
            !payload_tampered_;
   }
+
+  // A failed call on a live queue is explained by a view failure or a raised
+  // peer flag (OPEN.ABORTSAMPLE / AMB.TRYABORT).
+  bool failure_explained() const { return view_failed() || peer_flag_up(); }
 
   void l3_read(uint8_t mode) {
     if (!has_active_) return;
@@ -586,18 +767,19 @@ class L3Stream {
       cap = 0;
     }
     std::memset(dst_, 0xcd, sizeof(dst_));
-    const Status st = q_.output().read_into(active_, buf, cap);
-    check_status(st, "read_into");
-    if (!live_before_ || freed_before_) return;
     const bool too_small = cap < n || (buf == nullptr && n > 0);
+    const L3Status st = q_->read_into(active_, buf, cap);
+    check_status(st, "read_into", too_small);
+    if (!live_before_ || freed_before_) return;
     if (too_small) {
-      SPSQ_FUZZ_CHECK(st == Status::REJECTED, "read_into a too-small buffer returned %s",
-                      spsc_queue::worker_chip_queue_status_name(st));
-      SPSQ_FUZZ_CHECK(q_.output().has_active(), "a rejected read dropped the active message");
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.PYIO.1,S1.DEQ.1", st == L3Status::kRejected,
+                             "read_into a too-small buffer returned %s", name(st));
       return;
     }
-    if (st != Status::OK) {
-      SPSQ_FUZZ_CHECK(vs_.failed, "read_into of the active message failed: %s", q_.error().message);
+    if (st != L3Status::kOk) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L3OUT.1", failure_explained(),
+                             "read_into of the active message returned %s: %s", name(st),
+                             q_->error().message.c_str());
       return;
     }
     check_read(n, cap);
@@ -606,22 +788,26 @@ class L3Stream {
   SPSQ_FUZZ_NO_COVERAGE void check_read(uint64_t n, uint64_t cap) {
     if (payload_exact(out_taken_)) {
       for (uint64_t i = 0; i < n; ++i) {
-        SPSQ_FUZZ_CHECK(dst_[i] == pattern_byte(cfg_.salt ^ 0x5a, active_.seq, i),
-                        "read byte %" PRIu64 " of seq %" PRIu64 " differs", i, active_.seq);
+        SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.5",
+                               dst_[i] == pattern(cfg_.salt ^ 0x5a, active_.seq, i),
+                               "read byte %" PRIu64 " of seq %" PRIu64 " differs", i, active_.seq);
       }
     }
     for (uint64_t i = n; i < cap && i < sizeof(dst_); ++i) {
-      SPSQ_FUZZ_CHECK(dst_[i] == 0xcd, "read_into wrote past the message");
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.PYIO.1,S1.DEQ.1", dst_[i] == 0xcd,
+                             "read_into wrote past the message");
     }
   }
 
   void l3_release() {
     if (!has_active_) return;
-    const Status st = q_.output().release(active_);
-    check_status(st, "release");
+    const L3Status st = q_->release(active_);
+    check_status(st, "release", false);
     if (!live_before_ || freed_before_) return;
-    if (st != Status::OK) {
-      SPSQ_FUZZ_CHECK(vs_.failed, "release of the active message failed: %s", q_.error().message);
+    if (st != L3Status::kOk) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L3OUT.1", failure_explained(),
+                             "release of the active message returned %s: %s", name(st),
+                             q_->error().message.c_str());
       return;
     }
     on_released();
@@ -636,28 +822,17 @@ class L3Stream {
   }
 
   void l3_dequeue() {
-    const bool predict = output_predictable() && !has_active_;
-    const Expect want = predict ? predict_peek() : Expect::NOTHING;
+    const bool predict = output_predictable();
+    Bad why = Bad::kNone;
+    const Expect want = predict ? predict_peek(&why) : Expect::NOTHING;
     std::memset(dst_, 0xcd, sizeof(dst_));
-    WorkerChipMessage m{};
-    const Status st = q_.output().try_dequeue_into(dst_, sizeof(dst_), &m);
-    check_status(st, "try_dequeue_into");
+    L3Message m;
+    const L3Status st = q_->try_dequeue_into(dst_, sizeof(dst_), &m);
+    check_status(st, "try_dequeue_into", false);
     if (!live_before_ || freed_before_) return;
-    if (predict) {
-      SPSQ_FUZZ_CHECK((st == Status::OK) == (want == Expect::ACQUIRE),
-                      "try_dequeue_into returned %s against the model",
-                      spsc_queue::worker_chip_queue_status_name(st));
-    }
-    if (st != Status::OK) return;
-    SPSQ_FUZZ_CHECK(spsc_queue::payload_data(m) == nullptr,
-                    "dequeued message keeps a payload pointer");
-    if (!has_active_) {
-      WorkerChipMessage peeked = m;
-      peeked.payload.local_addr =
-          m.payload_nbytes ? reinterpret_cast<uintptr_t>(region_.payload() + m.payload_offset) : 0;
-      on_peeked(peeked);
-    }
-    active_.payload = spsc_queue::SpscQueuePayloadView{};
+    if (predict) check_predicted_peek(st, want, why);
+    if (st != L3Status::kOk) return;
+    on_peeked(m);
     check_read(active_.payload_nbytes, active_.payload_nbytes);
     on_released();
   }
@@ -665,79 +840,101 @@ class L3Stream {
   // ------------------------------------------------------------ misuse
 
   void l3_misuse(uint8_t variant, uint8_t arg) {
-    Status st = Status::OK;
+    L3Status st = L3Status::kOk;
     bool poisons = true;
+    const char* ids = "S4.L3OUT.3,S4.POISON.9";
     switch (variant) {
       case kL3ReleaseStale:
         if (!have_released_) return;
-        st = q_.output().release(last_released_);
+        st = q_->release(last_released_);
         break;
       case kL3ReadStale:
         if (!have_released_) return;
-        st = q_.output().read_into(last_released_, dst_, sizeof(dst_));
+        st = q_->read_into(last_released_, dst_, sizeof(dst_));
         break;
       case kL3ReleaseBadSeq: {
         if (!has_active_) return;
-        WorkerChipMessage m = active_;
+        L3Message m = active_;
         m.seq += 1 + arg % 3;
-        st = q_.output().release(m);
+        st = q_->release(m);
         break;
       }
       case kL3NullBuffer:
         poisons = false;
-        st = q_.input().try_enqueue(nullptr, 1 + arg % cfg_.in);
+        ids = "S1.PAYLOAD.1";
+        st = q_->try_enqueue(nullptr, 1 + arg % cfg_.in);
         break;
       case kL3TooBig:
         poisons = false;
-        st = q_.input().try_enqueue(src_, cfg_.in + 1 + arg);
+        ids = "S2.FIT.2";
+        st = q_->try_enqueue(src_, cfg_.in + 1 + arg);
         break;
       case kL3BadTimeout:
+        // The adapter's timeouts are unsigned: every timeout <= 0 is 0 here.
         poisons = false;
+        ids = "S3.PYTO.1";
         if (arg & 1) {
-          WorkerChipMessage m{};
-          st = q_.output().peek(nanoseconds(-static_cast<int64_t>(arg >> 1)), &m);
+          L3Message m;
+          st = q_->peek(0, &m);
         } else {
-          st = q_.input().enqueue(src_, 8, nanoseconds(-static_cast<int64_t>(arg >> 1)));
+          st = q_->enqueue(src_, 8, 0);
         }
         break;
     }
-    check_status(st, "misuse");
+    check_status(st, "misuse", !poisons);
     if (!live_before_ || freed_before_) return;
     if (!poisons) {
-      SPSQ_FUZZ_CHECK(st == Status::REJECTED, "usage error %u returned %s", variant,
-                      spsc_queue::worker_chip_queue_status_name(st));
+      SPSQ_FUZZ_CLAUSE_CHECK(ids, st == L3Status::kRejected, "usage error %u returned %s",
+                             variant, name(st));
       return;
     }
     misuse_step_ = misuse_ = true;
-    SPSQ_FUZZ_CHECK(st == Status::FAILED && q_.error().kind == SpscQueueErrorKind::OWNERSHIP,
-                    "misuse %u returned %s with kind %u", variant,
-                    spsc_queue::worker_chip_queue_status_name(st),
-                    static_cast<unsigned>(q_.error().kind));
+    // AMB.KINDS: any kind but NONE (reading A: OWNERSHIP).
+    SPSQ_FUZZ_CLAUSE_CHECK(ids, st == L3Status::kFailed && q_->error().kind != wire::kKindNone,
+                           "misuse %u returned %s with kind %s", variant, name(st),
+                           wire::kind_name(q_->error().kind));
   }
 
   // ------------------------------------------------------------ hostile L2
 
+  // One counter word: up or down by less than 16, or an arbitrary value.
   void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
     hostile_ = true;
-    note_touched(spsq_fuzz::hostile_counter(region_, off, mode, v));
+    const uint32_t cur = static_cast<uint32_t>(mem_->load_counter(off));
+    const uint32_t next = mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v;
+    mem_->store_counter(off, static_cast<int32_t>(next));
+    if (off == wire::kInputTail || off == wire::kInputHead) input_counters_tampered_ = true;
+    if (off == wire::kOutputTail || off == wire::kOutputHead) output_counters_tampered_ = true;
+    if (off == wire::kInitiatorFlag) initiator_flag_tampered_ = true;
   }
 
+  // One 8-byte field of one descriptor slot of either ring (slots
+  // 0..depth-1: input ring, depth..2*depth-1: output ring).
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
     hostile_ = true;
-    note_touched(hostile_descriptor(region_, lay_, slot, field, mode, v));
+    const uint64_t s = slot % (2 * lay_.depth);
+    const bool input = s < lay_.depth;
+    uint8_t* p = mem_->payload() + (input ? lay_.input_ring : lay_.output_ring) +
+                 (s % lay_.depth) * wire::kDescriptorBytes + (field % 4) * 8;
+    const uint64_t cur = wire::load_le64(p);
+    wire::store_le64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
+    if (input) {
+      input_area_tampered_ = true;
+    } else {
+      out_desc_tampered_ = true;
+    }
   }
 
-  void note_touched(uint32_t touched) {
-    if (touched & kTouchedInputCounters) input_counters_tampered_ = true;
-    if (touched & kTouchedOutputCounters) output_counters_tampered_ = true;
-    if (touched & kTouchedInputRing) input_area_tampered_ = true;
-    if (touched & kTouchedOutputRing) out_desc_tampered_ = true;
-  }
-
+  // The next output descriptor with chosen fields: the honest placement of
+  // n % (arena + 65) bytes, the offset bent by off_mode (nudged by up to 63,
+  // set to n, or to the arena start), the seq by seq_mode (one behind, one
+  // ahead, zero), opcode op % 5. The cursor moves only when the result is
+  // still valid, as the honest successor would.
   void hostile_craft(uint8_t op, uint8_t off_mode, uint16_t n, uint8_t seq_mode) {
     if (output_counters_tampered_) return;
     uint64_t head = 0;
-    if (!reconstruct(l2_out_head_, region_.counter(kOutputHead), lay_.depth, &head) ||
+    if (!wire::reconstruct(l2_out_head_, mem_->load_counter(wire::kOutputHead), lay_.depth,
+                           &head) ||
         head > out_pub_) {
       return;
     }
@@ -745,8 +942,27 @@ class L3Stream {
     if (out_pub_ - head >= lay_.depth) return;  // even a hostile L2 keeps the ring sane here
     hostile_ = true;
     out_desc_tampered_ = true;
-    const ModelDesc d = hostile_next_descriptor(output_of(lay_), out_pub_, &out_cursor_, op,
-                                                off_mode, n, seq_mode);
+    const uint64_t nbytes = n % (out_.arena_bytes + 65);
+    wire::Placement p;
+    if (!wire::place(out_cursor_, nbytes, out_.arena, out_.arena_bytes, &p)) {
+      p.offset = out_.arena;  // oversize: where the arena rule would have it start
+    }
+    wire::Descriptor d{out_pub_ + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
+    const uint64_t nudge = n & 63;
+    switch (off_mode % 4) {
+      case 1: d.offset = (off_mode & 0x80) ? d.offset + nudge : d.offset - nudge; break;
+      case 2: d.offset = n; break;
+      case 3: d.offset = out_.arena; break;
+      default: break;
+    }
+    switch (seq_mode % 4) {
+      case 1: d.seq -= 1; break;
+      case 2: d.seq += 1; break;
+      case 3: d.seq = 0; break;
+      default: break;
+    }
+    uint64_t next = out_cursor_;
+    if (desc_fault(out_, d, out_pub_, out_cursor_, &next) == Bad::kNone) out_cursor_ = next;
     publish_output(d);
     out_sent_.push_back(Msg{d.opcode, d.offset, d.nbytes});
     out_cursor_after_.push_back(out_cursor_);
@@ -754,92 +970,193 @@ class L3Stream {
 
   // ------------------------------------------------------------ after every step
 
+  void note_death() {
+    dead_ = true;
+    dead_error_ = q_->error();
+  }
+
   SPSQ_FUZZ_NO_COVERAGE void end_step(uint8_t kind) {
-    const SpscQueueError& e = q_.error();
-    if (!live_before_ || freed_before_) {
-      SPSQ_FUZZ_CHECK(!q_.live(), "a dead or freed queue came back");
-      SPSQ_FUZZ_CHECK(same_error(e, err_before_), "first error replaced: '%s' -> '%s'",
-                      err_before_.message, e.message);
-      SPSQ_FUZZ_CHECK(vs_.calls == calls_before_,
-                      "dead or freed queue made %" PRIu64 " shared accesses in step %u",
-                      vs_.calls - calls_before_, kind);
+    count_flag_attempts();
+    if (freed_before_ || !live_before_) {
+      SPSQ_FUZZ_CLAUSE_CHECK(freed_before_ ? "S1.FREE.1" : "S4.POISON.10,S4.POISON.14",
+                             shared_accesses() == 0,
+                             "dead or freed queue made %zu shared accesses in step %u",
+                             shared_accesses(), kind);
     }
-    if (!ok_) return;
+    if (!freed_before_ && !live_before_) {
+      const L3ErrorInfo e = q_->error();
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", !q_->live(), "a dead queue came back");
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10",
+                             e.kind == dead_error_.kind && e.message == dead_error_.message,
+                             "first error replaced: '%s' -> '%s'", dead_error_.message.c_str(),
+                             e.message.c_str());
+    }
+    check_view_record();
+    if (!ok_ || freed_) {
+      vs_.violations.clear();
+      return;
+    }
     check_counter_writes();
-    if (live_before_ && !freed_before_ && !q_.live() && !q_.freed()) {
-      SPSQ_FUZZ_CHECK(
-          e.has_identity() && e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
-          "poison without the RegionInstance identity");
-      SPSQ_FUZZ_CHECK(e.message[0] != '\0', "poison without a message");
-      switch (e.kind) {
-        case SpscQueueErrorKind::ENDPOINT_ERROR:
-          SPSQ_FUZZ_CHECK(vs_.failed, "ENDPOINT_ERROR with a healthy view: %s", e.message);
-          break;
-        case SpscQueueErrorKind::REMOTE_ABORTED:
-          SPSQ_FUZZ_CHECK(region_.counter(kPeerAbort) >= 1, "REMOTE_ABORTED with the flag at %d",
-                          region_.counter(kPeerAbort));
-          break;
-        case SpscQueueErrorKind::OWNERSHIP:
-          SPSQ_FUZZ_CHECK(misuse_step_, "OWNERSHIP without misuse: %s", e.message);
-          break;
-        case SpscQueueErrorKind::INVALID_DESCRIPTOR:
-          SPSQ_FUZZ_CHECK(hostile_, "INVALID_DESCRIPTOR from an honest L2: %s", e.message);
-          break;
-        default:
-          SPSQ_FUZZ_CHECK(false, "poison of kind %u: %s", static_cast<unsigned>(e.kind), e.message);
+    if (live_before_ && !q_->live()) {
+      note_death();
+      explain_poison(dead_error_);
+    }
+    const uint32_t k = dead_ ? dead_error_.kind : wire::kKindNone;
+    const bool local = dead_ && k != wire::kRemoteAborted && k != wire::kKindNone;
+    // A failed view may have swallowed the one attempt, or the queue may not try.
+    const bool lenient = local && view_failed();
+    if (uses_view_) {
+      SPSQ_FUZZ_CLAUSE_CHECK(local ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,W.FLAG.1",
+                             flag_attempts_ == (local ? 1u : 0u) ||
+                                 (lenient && flag_attempts_ == 0),
+                             "initiator abort flag written %" PRIu64 " times with error kind %s",
+                             flag_attempts_, wire::kind_name(k));
+    } else if (!initiator_flag_tampered_) {
+      // No record of the writes: judge the flag's value.
+      const int32_t flag = mem_->load_counter(wire::kInitiatorFlag);
+      SPSQ_FUZZ_CLAUSE_CHECK(local ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,W.FLAG.1",
+                             flag == (local ? 1 : 0) || (lenient && flag == 0),
+                             "initiator abort flag at %d with error kind %s", flag,
+                             wire::kind_name(k));
+    }
+    if (!hostile_ && !misuse_ && !fault_) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S0.USE.1,S4.POISON.10", !dead_, "honest run failed: %s",
+                             dead_error_.message.c_str());
+    }
+  }
+
+  // What the queue may write and touch: its own ring, arena and signals, inside
+  // the spans (the view's violations), counters only with Set.
+  SPSQ_FUZZ_NO_COVERAGE void check_view_record() {
+    SPSQ_FUZZ_CLAUSE_CHECK("S0.REGION.1,W.VIEW.1", vs_.violations.empty(),
+                           "the view saw a contract violation: %s",
+                           vs_.violations.empty() ? "" : vs_.violations.front().c_str());
+    const uint64_t ring = lay_.ring_bytes;
+    auto inside = [](uint64_t off, uint64_t n, uint64_t start, uint64_t len) {
+      return off >= start && n <= len && off - start <= len - n;
+    };
+    for (const Access& a : log_.entries()) {
+      if (a.kind == AccessKind::kWrite) {
+        SPSQ_FUZZ_CLAUSE_CHECK(
+            "S2.ARENA.1,S2.LAYOUT.1",
+            inside(a.offset, a.nbytes, lay_.input_ring, ring) ||
+                inside(a.offset, a.nbytes, lay_.input_arena, lay_.input_arena_bytes),
+            "L3 wrote [%" PRIu64 ", +%" PRIu64 "), which only L2 may write", a.offset, a.nbytes);
+      } else if (a.kind == AccessKind::kRead) {
+        SPSQ_FUZZ_CLAUSE_CHECK(
+            "S2.LAYOUT.1,S2.ARENA.2",
+            inside(a.offset, a.nbytes, lay_.input_ring, 2 * ring) ||
+                inside(a.offset, a.nbytes, lay_.input_arena, lay_.input_arena_bytes) ||
+                inside(a.offset, a.nbytes, lay_.output_arena, lay_.output_arena_bytes),
+            "read of [%" PRIu64 ", +%" PRIu64 ") straddles queue regions", a.offset, a.nbytes);
+      } else if (a.kind == AccessKind::kNotify) {
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.SIG.2,S3.SIG.5,S3.SIG.6,W.FLAG.3",
+                               a.offset == wire::kInputTail || a.offset == wire::kOutputHead ||
+                                   a.offset == wire::kInitiatorFlag,
+                               "L3 wrote counter %" PRIu64 ", which only L2 may write", a.offset);
+        SPSQ_FUZZ_CLAUSE_CHECK("W.CTR.1", a.op == 0, "counter %" PRIu64 " written with op %u",
+                               a.offset, a.op);
+        SPSQ_FUZZ_CLAUSE_CHECK("W.FLAG.1", a.offset != wire::kInitiatorFlag || a.value == 1,
+                               "abort flag set to %d, not 1", a.value);
       }
     }
-    const uint64_t want_flag = local_poison(e.kind) ? 1 : 0;
-    SPSQ_FUZZ_CHECK(vs_.own_flag_writes == want_flag,
-                    "initiator abort flag written %" PRIu64 " times with error kind %u",
-                    vs_.own_flag_writes, static_cast<unsigned>(e.kind));
-    if (!hostile_ && !misuse_ && !fault_ && !q_.freed()) {
-      SPSQ_FUZZ_CHECK(q_.live(), "honest run failed: %s", e.message);
+    vs_.violations.clear();
+  }
+
+  SPSQ_FUZZ_NO_COVERAGE void explain_poison(const L3ErrorInfo& e) {
+    SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1",
+                           e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
+                           "poison without the RegionInstance identity: %s", e.message.c_str());
+    SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1,S4.POISON.10", e.kind != wire::kKindNone && !e.message.empty(),
+                           "poison of kind %s without an explanation", wire::kind_name(e.kind));
+    if (e.kind == wire::kRemoteAborted) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.12,W.FLAG.2", peer_flag_up(),
+                             "REMOTE_ABORTED with the flag at %d",
+                             mem_->load_counter(wire::kPeerFlag));
+      return;
+    }
+    const bool cause = hostile_ || misuse_step_ || view_failed();
+    SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", cause, "poison (%s) from an honest step: %s",
+                           wire::kind_name(e.kind), e.message.c_str());
+    if (view_failed() && !hostile_ && !misuse_step_) {
+      // The contract fixes the kind of a view failure.
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.7,S4.POISON.8,W.VIEW.2", e.kind == wire::kEndpointError,
+                             "a view failure poisoned with kind %s: %s", wire::kind_name(e.kind),
+                             e.message.c_str());
+    }
+    if (e.kind == wire::kEndpointError) {
+      SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.2,AMB.KINDS", view_failed(),
+                             "ENDPOINT_ERROR with a healthy view: %s", e.message.c_str());
     }
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_counter_writes() {
-    for (int i = 0; i < vs_.noted; ++i) {
-      const Access& a = vs_.notes[i];
-      if (a.offset == kInputTail) {
-        SPSQ_FUZZ_CHECK(a.value == low32(tail_written_ + 1), "input tail written %d after %" PRIu64,
-                        a.value, tail_written_);
+    if (!uses_view_) {
+      // No record of the writes: judge the slots while L2 left them alone.
+      if (!dead_ && !input_counters_tampered_) {
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,W.CTR.1",
+                               mem_->load_counter(wire::kInputTail) == wire::low32(enq_pub_),
+                               "input tail %d, %" PRIu64 " enqueued",
+                               mem_->load_counter(wire::kInputTail), enq_pub_);
+      }
+      if (!dead_ && !output_counters_tampered_) {
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.5,W.CTR.1",
+                               mem_->load_counter(wire::kOutputHead) == wire::low32(out_taken_),
+                               "output head %d, %" PRIu64 " released",
+                               mem_->load_counter(wire::kOutputHead), out_taken_);
+      }
+      return;
+    }
+    for (const Access& a : log_.entries()) {
+      if (a.kind != AccessKind::kNotify || !a.ok) continue;
+      if (a.offset == wire::kInputTail) {
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.1", a.value == wire::low32(tail_written_ + 1),
+                               "input tail written %d after %" PRIu64, a.value, tail_written_);
         ++tail_written_;
-        SPSQ_FUZZ_CHECK(input_counters_tampered_ || tail_written_ <= l2_taken_ + lay_.depth,
-                        "input tail %" PRIu64 " passed L2's head %" PRIu64 " + depth",
-                        tail_written_, l2_taken_);
-      } else if (a.offset == kOutputHead) {
-        SPSQ_FUZZ_CHECK(a.value == low32(head_written_ + 1),
-                        "output head written %d after %" PRIu64, a.value, head_written_);
+        SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S1.TRYENQ.1",
+                               input_counters_tampered_ || tail_written_ <= l2_taken_ + lay_.depth,
+                               "input tail %" PRIu64 " passed L2's head %" PRIu64 " + depth",
+                               tail_written_, l2_taken_);
+      } else if (a.offset == wire::kOutputHead) {
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.5", a.value == wire::low32(head_written_ + 1),
+                               "output head written %d after %" PRIu64, a.value, head_written_);
         ++head_written_;
       }
     }
-    if (q_.live()) {
-      SPSQ_FUZZ_CHECK(tail_written_ == enq_pub_, "input tail %" PRIu64 ", %" PRIu64 " enqueued",
-                      tail_written_, enq_pub_);
-      SPSQ_FUZZ_CHECK(head_written_ == out_taken_, "output head %" PRIu64 ", %" PRIu64 " released",
-                      head_written_, out_taken_);
+    if (q_->live()) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1", tail_written_ == enq_pub_,
+                             "input tail %" PRIu64 ", %" PRIu64 " enqueued", tail_written_,
+                             enq_pub_);
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.5,S1.DEQ.1", head_written_ == out_taken_,
+                             "output head %" PRIu64 ", %" PRIu64 " released", head_written_,
+                             out_taken_);
     }
   }
 
   // ------------------------------------------------------------ state
 
   Config cfg_;
-  FuzzViewState vs_;
-  FuzzRegion region_;
-  ModelLayout lay_;
-  Queue q_;
+  wire::Layout lay_;
+  RegionMemory* mem_ = nullptr;
+  Dir in_{}, out_{};
+  AccessLog log_;
+  FaultPlan faults_;
+  ViewState vs_;
+  std::unique_ptr<L3Adapter> q_;
+  bool opened_ = false, uses_view_ = true;
 
   bool ok_ = false;
   bool live_before_ = false, freed_before_ = false, misuse_step_ = false;
-  SpscQueueError err_before_{};
-  uint64_t calls_before_ = 0;
+  bool dead_ = false, freed_ = false;
+  L3ErrorInfo dead_error_;
+  uint64_t flag_attempts_ = 0;
   uint64_t tail_written_ = 0, head_written_ = 0;
+  bool hook_armed_ = false;
 
   bool hostile_ = false, misuse_ = false, fault_ = false;
   bool input_counters_tampered_ = false, output_counters_tampered_ = false;
   bool input_area_tampered_ = false, out_desc_tampered_ = false, payload_tampered_ = false;
-  bool payload_in_tampered_ = false;
+  bool initiator_flag_tampered_ = false;
 
   // L3's input, as the model tracks it.
   uint64_t enq_pub_ = 0, enq_cursor_ = 0;
@@ -850,7 +1167,7 @@ class L3Stream {
 
   // L3's output, as the model tracks it.
   uint64_t out_taken_ = 0, l3_out_cursor_ = 0, active_next_cursor_ = 0;
-  WorkerChipMessage active_{}, last_released_{};
+  L3Message active_{}, last_released_{};
   bool has_active_ = false, have_released_ = false;
   uint8_t dst_[kMaxArena + 64] = {};
   uint64_t hook_size_ = 0;
@@ -870,7 +1187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace spsq_fuzz;
   FuzzReader in(data, size);
   const Config cfg = parse_config(in);
-  FuzzClock::reset();
+  VirtualClock::reset();
   L3Stream s(cfg);
   s.run(in);
   return 0;

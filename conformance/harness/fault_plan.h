@@ -20,12 +20,16 @@ class FaultPlan {
     countdown_ = n;
     fired_ = false;
   }
+  // Fail the n-th call of any kind counted from now (a fuzzer picks the
+  // access, not the call kind). n == 0 disarms.
+  void arm_any(uint64_t n) { arm(ViewCall::kCount, n); }
   void disarm() { countdown_ = 0; }
+  bool armed() const { return countdown_ != 0; }
 
   // Called by the view for every call; true when this one must fail.
   bool should_fail(ViewCall call) {
     ++calls_[static_cast<int>(call)];
-    if (countdown_ == 0 || call != target_) return false;
+    if (countdown_ == 0 || (target_ != ViewCall::kCount && call != target_)) return false;
     if (--countdown_ != 0) return false;
     fired_ = true;
     return true;

@@ -224,7 +224,8 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
   if (s_ == nullptr || !begin(s_, ViewCall::kWait, &a)) return false;
   if (!counter_slot_ok(s_, offset, "counter wait")) return false;
   const uint64_t start = VirtualClock::peek();
-  const uint64_t deadline = start > ~uint64_t{0} - timeout_ns ? ~uint64_t{0} : start + timeout_ns;
+  const uint64_t span = s_->short_waits && timeout_ns > 1 ? timeout_ns / 2 + 1 : timeout_ns;
+  const uint64_t deadline = start > ~uint64_t{0} - span ? ~uint64_t{0} : start + span;
   bool known = false;
   bool held = false;
   for (;;) {

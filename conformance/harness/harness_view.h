@@ -65,6 +65,10 @@ struct ViewState {
   // Injected faults fail the view for good (as the reference view does) or
   // only the one call, so the endpoint can still raise its abort flag.
   bool sticky_faults = true;
+  // wait() gives up after half its timeout (+1 ns) when the condition does
+  // not hold, as a view that wakes early may: the endpoint must wait again
+  // for the rest of its own deadline.
+  bool short_waits = false;
   std::vector<std::string> violations;  // contract misuse seen by the view
   uint64_t idle_tests = 0;              // test() calls since time last moved
   uint64_t idle_tests_time = 0;
