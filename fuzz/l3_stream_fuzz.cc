@@ -44,7 +44,6 @@
 #include "conformance/harness/fault_plan.h"
 #include "conformance/harness/harness_view.h"
 #include "conformance/harness/layout_fields.h"
-#include "conformance/harness/publish_order.h"
 #include "conformance/harness/region_memory.h"
 #include "conformance/harness/virtual_clock.h"
 #include "conformance/l3/l3_adapter.h"
@@ -102,7 +101,7 @@ Config parse_config(FuzzReader& in) {
 
 // Payload byte i of the message with seq s, salted per input: lets a consumer
 // check delivery byte-exact without storing what was sent.
-uint8_t pattern(uint64_t salt, uint64_t seq, uint64_t i) {
+SPSQ_FUZZ_NO_COVERAGE uint8_t pattern(uint64_t salt, uint64_t seq, uint64_t i) {
   return static_cast<uint8_t>((salt ^ (seq * 0x9e3779b1u)) + i * 131 + (i >> 8));
 }
 
@@ -115,8 +114,8 @@ struct Dir {
 // Why a descriptor is invalid at logical index k with the consumer at `cursor`.
 enum class Bad { kNone, kSeq, kOpcode, kZeroOffset, kStopBytes, kOversize, kOffset };
 
-Bad desc_fault(const Dir& dir, const wire::Descriptor& d, uint64_t k, uint64_t cursor,
-               uint64_t* next) {
+SPSQ_FUZZ_NO_COVERAGE Bad desc_fault(const Dir& dir, const wire::Descriptor& d, uint64_t k,
+                                     uint64_t cursor, uint64_t* next) {
   if (d.seq != wire::seq_of(k)) return Bad::kSeq;
   if (!dir.carries(d.opcode)) return Bad::kOpcode;
   if (d.nbytes == 0) {
@@ -162,6 +161,12 @@ RegionMemory& memory_for(const wire::Layout& l) {
   return *m;
 }
 
+// One access log for every input: cleared per step, it keeps its capacity.
+AccessLog& shared_log() {
+  static AccessLog log;
+  return log;
+}
+
 struct Msg {
   uint64_t opcode, offset, nbytes;
 };
@@ -181,6 +186,7 @@ class L3Stream {
     vs_.memory = mem_;
     vs_.payload_span = lay_.payload_bytes;
     vs_.counter_span = wire::kCounterBytes;
+    log_.clear();
     vs_.log = &log_;
     vs_.faults = &faults_;
     vs_.short_waits = c.half_waits;
@@ -197,6 +203,7 @@ class L3Stream {
       if (tracing()) trace(kind);
       end_step(kind);
     }
+    if (dead_ && !freed_) check_first_error();
   }
 
  private:
@@ -633,26 +640,58 @@ class L3Stream {
       SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S2.FIT.1", mem_->payload()[p.offset + i] == src_[i],
                              "enqueued byte %" PRIu64 " differs from the buffer", i);
     }
-    if (uses_view_) {
-      const spsq_conf::PublishOrder o = spsq_conf::FindPublishOrder(
-          log_, 0, slot, in_.arena, in_.arena_bytes, p.offset, n, wire::kInputTail);
-      const size_t npos = spsq_conf::PublishOrder::npos;
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,S3.PUB.2",
-                             n == 0 || (o.payload_done != npos && o.payload_last < o.body_first),
-                             "payload written after the descriptor (or not at all)");
-      SPSQ_FUZZ_CLAUSE_CHECK("S2.FIT.1", o.stray == npos, "arena write outside the message");
-      SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1",
-                             !o.seq_with_body && o.body_done != npos && o.seq_done != npos &&
-                                 o.body_last < o.seq_first,
-                             "seq not written after bytes 8..31");
-      SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1,S3.PUB.2", o.tail != npos && o.tail > o.seq_done,
-                             "tail not published after the seq");
-    }
+    if (uses_view_) check_publish_order(slot, p.offset, n);
     enq_sent_.push_back(Msg{opcode, p.offset, n});
     enq_cursor_after_.push_back(p.next);
     enq_cursor_ = p.next;
     ++enq_pub_;
     if (opcode == wire::kStop) stop_published_ = true;
+  }
+
+  // The order of one publication's writes in this step's log: the payload
+  // span, then bytes 8..31, then seq (bytes 0..7), then the tail. One pass;
+  // a span may be written in several writes.
+  SPSQ_FUZZ_NO_COVERAGE void check_publish_order(uint64_t slot, uint64_t off, uint64_t n) {
+    auto overlaps = [](const Access& a, uint64_t lo, uint64_t len) {
+      return a.kind == AccessKind::kWrite && a.ok && len != 0 && a.offset < lo + len &&
+             lo < a.offset + a.nbytes;
+    };
+    uint64_t payload = 0, body = 0, seq = 0;  // bytes covered so far (writes do not overlap)
+    bool stray = false, payload_late = false, seq_early = false, seq_with_body = false;
+    bool tail = false, tail_early = false;
+    for (const Access& a : log_.entries()) {
+      const bool in_payload = overlaps(a, off, n);
+      const bool in_body = overlaps(a, slot + 8, 24);
+      const bool in_seq = overlaps(a, slot, 8);
+      if (overlaps(a, in_.arena, in_.arena_bytes) &&
+          (n == 0 || a.offset < off || a.offset + a.nbytes > off + n)) {
+        stray = true;
+      }
+      if (in_payload) {
+        payload_late = payload_late || body != 0 || seq != 0 || tail;
+        payload += a.nbytes;
+      }
+      if (in_body) {
+        seq_with_body = seq_with_body || in_seq;
+        seq_early = seq_early || seq != 0;
+        body += a.nbytes;
+      }
+      if (in_seq && !in_body) {
+        seq_early = seq_early || body < 24;
+        seq += a.nbytes;
+      }
+      if (a.kind == AccessKind::kNotify && a.ok && a.offset == wire::kInputTail && !tail) {
+        tail = true;
+        tail_early = seq < 8;
+      }
+    }
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,S3.PUB.2", !payload_late && payload >= n,
+                           "payload written after the descriptor (or not at all)");
+    SPSQ_FUZZ_CLAUSE_CHECK("S2.FIT.1", !stray, "arena write outside the message");
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1", !seq_with_body && !seq_early && seq >= 8,
+                           "seq not written after bytes 8..31");
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1,S3.PUB.2", tail && !tail_early,
+                           "tail not published after the seq");
   }
 
   // ------------------------------------------------------------ L3 output
@@ -970,13 +1009,21 @@ class L3Stream {
 
   // ------------------------------------------------------------ after every step
 
+  // Once per run (the error is a string to fetch): the first error stays.
+  SPSQ_FUZZ_NO_COVERAGE void check_first_error() {
+    const L3ErrorInfo e = q_->error();
+    SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10",
+                           e.kind == dead_error_.kind && e.message == dead_error_.message,
+                           "first error replaced: '%s' -> '%s'", dead_error_.message.c_str(),
+                           e.message.c_str());
+  }
+
   void note_death() {
     dead_ = true;
     dead_error_ = q_->error();
   }
 
   SPSQ_FUZZ_NO_COVERAGE void end_step(uint8_t kind) {
-    count_flag_attempts();
     if (freed_before_ || !live_before_) {
       SPSQ_FUZZ_CLAUSE_CHECK(freed_before_ ? "S1.FREE.1" : "S4.POISON.10,S4.POISON.14",
                              shared_accesses() == 0,
@@ -984,20 +1031,13 @@ class L3Stream {
                              shared_accesses(), kind);
     }
     if (!freed_before_ && !live_before_) {
-      const L3ErrorInfo e = q_->error();
       SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", !q_->live(), "a dead queue came back");
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10",
-                             e.kind == dead_error_.kind && e.message == dead_error_.message,
-                             "first error replaced: '%s' -> '%s'", dead_error_.message.c_str(),
-                             e.message.c_str());
     }
     check_view_record();
-    if (!ok_ || freed_) {
-      vs_.violations.clear();
-      return;
-    }
-    check_counter_writes();
-    if (live_before_ && !q_->live()) {
+    if (!ok_ || freed_) return;
+    const bool live = !dead_ && q_->live();
+    check_counter_writes(live);
+    if (live_before_ && !live) {
       note_death();
       explain_poison(dead_error_);
     }
@@ -1036,6 +1076,12 @@ class L3Stream {
       return off >= start && n <= len && off - start <= len - n;
     };
     for (const Access& a : log_.entries()) {
+      if ((a.kind == AccessKind::kNotify ||
+           (a.kind == AccessKind::kInjectedFault && a.part == RegionMemory::kCounter &&
+            a.note.find("notify") != std::string::npos)) &&
+          a.offset == wire::kInitiatorFlag) {
+        ++flag_attempts_;  // failed attempts included
+      }
       if (a.kind == AccessKind::kWrite) {
         SPSQ_FUZZ_CLAUSE_CHECK(
             "S2.ARENA.1,S2.LAYOUT.1",
@@ -1090,7 +1136,7 @@ class L3Stream {
     }
   }
 
-  SPSQ_FUZZ_NO_COVERAGE void check_counter_writes() {
+  SPSQ_FUZZ_NO_COVERAGE void check_counter_writes(bool live) {
     if (!uses_view_) {
       // No record of the writes: judge the slots while L2 left them alone.
       if (!dead_ && !input_counters_tampered_) {
@@ -1123,7 +1169,7 @@ class L3Stream {
         ++head_written_;
       }
     }
-    if (q_->live()) {
+    if (live) {
       SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1", tail_written_ == enq_pub_,
                              "input tail %" PRIu64 ", %" PRIu64 " enqueued", tail_written_,
                              enq_pub_);
@@ -1139,7 +1185,7 @@ class L3Stream {
   wire::Layout lay_;
   RegionMemory* mem_ = nullptr;
   Dir in_{}, out_{};
-  AccessLog log_;
+  AccessLog& log_ = shared_log();
   FaultPlan faults_;
   ViewState vs_;
   std::unique_ptr<L3Adapter> q_;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spsq_conf {
@@ -58,6 +59,7 @@ struct Access {
 class AccessLog {
  public:
   void add(const Access& a) { entries_.push_back(a); }
+  void add(Access&& a) { entries_.push_back(std::move(a)); }
   void clear() { entries_.clear(); }
 
   const std::vector<Access>& entries() const { return entries_; }

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "conformance/harness/virtual_clock.h"
 
@@ -15,7 +16,7 @@ void log_entry(ViewState* s, const Access& a_in) {
   if (s->log == nullptr || s->lean) return;
   Access a = a_in;
   a.time_ns = VirtualClock::peek();
-  s->log->add(a);
+  s->log->add(std::move(a));
 }
 
 void fail(ViewState* s, const char* message) {
@@ -246,8 +247,7 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
   if (s_->lean) return held;
   a.observed = *observed;
   a.ok = held;
-  a.note = "returned at t=" + std::to_string(VirtualClock::peek());
-  log_entry(s_, a);
+  log_entry(s_, a);  // stamped with the time the wait returned
   return held;
 }
 
