@@ -135,13 +135,20 @@ SPSQ_FUZZ_NO_COVERAGE Bad desc_fault(const Dir& dir, const wire::Descriptor& d, 
 // is AMB.KINDS's to record.
 const char* bad_clauses(Bad b) {
   switch (b) {
-    case Bad::kSeq: return "S4.POISON.1,W.SEQ.1";
-    case Bad::kOpcode: return "S4.POISON.2,S4.POISON.3,S2.STOP.1,W.DIR.1";
-    case Bad::kZeroOffset: return "S2.ZERO.2,W.STOP.1";
-    case Bad::kStopBytes: return "S4.STOP.1,W.STOP.1";
-    case Bad::kOversize: return "S4.POISON.4,S2.FIT.2";
-    case Bad::kOffset: return "S4.POISON.4,S4.POISON.6,W.ARENA.3";
-    case Bad::kNone: break;
+    case Bad::kSeq:
+      return "S4.POISON.1,W.SEQ.1";
+    case Bad::kOpcode:
+      return "S4.POISON.2,S4.POISON.3,S2.STOP.1,W.DIR.1";
+    case Bad::kZeroOffset:
+      return "S2.ZERO.2,W.STOP.1";
+    case Bad::kStopBytes:
+      return "S4.STOP.1,W.STOP.1";
+    case Bad::kOversize:
+      return "S4.POISON.4,S2.FIT.2";
+    case Bad::kOffset:
+      return "S4.POISON.4,S4.POISON.6,W.ARENA.3";
+    case Bad::kNone:
+      break;
   }
   return "S4.POISON.10";
 }
@@ -221,13 +228,26 @@ class L3Stream {
     b.input_arena_bytes = lay_.input_arena_bytes;
     b.output_arena_bytes = lay_.output_arena_bytes;
     switch (cfg_.binding_fault) {
-      case 0: b.payload_bytes += 64; break;
-      case 1: b.transaction_id = 0; break;
-      case 2: b.magic_version ^= uint64_t{1} << 16; break;
-      case 3: b.depth *= 2; break;
-      case 4: b.counter_base += 64; break;
-      case 5: b.output_arena_bytes += 32; break;
-      default: break;
+      case 0:
+        b.payload_bytes += 64;
+        break;
+      case 1:
+        b.transaction_id = 0;
+        break;
+      case 2:
+        b.magic_version ^= uint64_t{1} << 16;
+        break;
+      case 3:
+        b.depth *= 2;
+        break;
+      case 4:
+        b.counter_base += 64;
+        break;
+      case 5:
+        b.output_arena_bytes += 32;
+        break;
+      default:
+        break;
     }
     return b;
   }
@@ -262,11 +282,10 @@ class L3Stream {
                            opened ? q_->error().message.c_str() : "open() returned false");
     opened_ = true;
     uint64_t back[wire::kScalarCount] = {};
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        "S1.BIND.ORDER,S1.ARGS.1",
-        q_->chip_task_arg_scalars(back, wire::kScalarCount) &&
-            std::memcmp(back, scalars.data(), sizeof(back)) == 0,
-        "chip_task_arg_scalars() differ from the binding");
+    SPSQ_FUZZ_CLAUSE_CHECK("S1.BIND.ORDER,S1.ARGS.1",
+                           q_->chip_task_arg_scalars(back, wire::kScalarCount) &&
+                               std::memcmp(back, scalars.data(), sizeof(back)) == 0,
+                           "chip_task_arg_scalars() differ from the binding");
     const spsq_conf::LayoutFields f = q_->layout();
     SPSQ_FUZZ_CLAUSE_CHECK(
         "S2.LAYOUT.3,W.LAYOUT.1",
@@ -388,8 +407,8 @@ class L3Stream {
     std::fprintf(stderr,
                  "op %2u live %d | L3 enq %" PRIu64 " cursor %" PRIu64 " | out taken %" PRIu64
                  " active %d | L2 taken %" PRIu64 " put %" PRIu64 " | %s\n",
-                 kind, !dead_ && !freed_, enq_pub_, enq_cursor_, out_taken_, has_active_,
-                 l2_taken_, out_pub_, q_->error().message.c_str());
+                 kind, !dead_ && !freed_, enq_pub_, enq_cursor_, out_taken_, has_active_, l2_taken_,
+                 out_pub_, q_->error().message.c_str());
   }
 
   // ------------------------------------------------------------ the view's record
@@ -404,14 +423,15 @@ class L3Stream {
     return n;
   }
 
-  // Attempts to Set the initiator flag, failed ones included.
+  // An attempt to Set the initiator flag, a failed one included.
+  static bool flag_attempt(const Access& a) {
+    if (a.offset != wire::kInitiatorFlag) return false;
+    return a.kind == AccessKind::kNotify ||
+           (a.kind == AccessKind::kInjectedFault && a.part == RegionMemory::kCounter &&
+            a.note.find("notify") != std::string::npos);
+  }
   void count_flag_attempts() {
-    for (const Access& a : log_.entries()) {
-      const bool notify = a.kind == AccessKind::kNotify ||
-                          (a.kind == AccessKind::kInjectedFault && a.part == RegionMemory::kCounter &&
-                           a.note.find("notify") != std::string::npos);
-      if (notify && a.offset == wire::kInitiatorFlag) ++flag_attempts_;
-    }
+    for (const Access& a : log_.entries()) flag_attempts_ += flag_attempt(a);
   }
 
   bool view_failed() const { return vs_.failed; }
@@ -456,10 +476,9 @@ class L3Stream {
                            d.opcode == m.opcode && d.offset == m.offset && d.nbytes == m.nbytes,
                            "input %" PRIu64 " is not what L3 enqueued", k);
     for (uint64_t i = 0; i < d.nbytes; ++i) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.2",
-                             mem_->payload()[d.offset + i] == pattern(cfg_.salt, k + 1, i),
-                             "input %" PRIu64 " byte %" PRIu64 " differs from the enqueued buffer",
-                             k, i);
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          "S0.PURPOSE.1,S3.PUB.2", mem_->payload()[d.offset + i] == pattern(cfg_.salt, k + 1, i),
+          "input %" PRIu64 " byte %" PRIu64 " differs from the enqueued buffer", k, i);
     }
   }
 
@@ -467,12 +486,11 @@ class L3Stream {
     if (output_counters_tampered_) return false;
     uint64_t head = 0;
     const int32_t w = mem_->load_counter(wire::kOutputHead);
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.5",
-                           wire::reconstruct(l2_out_head_, w, lay_.depth, &head) &&
-                               head <= out_pub_,
-                           "L3's output head %d is impossible (known %" PRIu64
-                           ", published %" PRIu64 ")",
-                           w, l2_out_head_, out_pub_);
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        "S3.CTR.1,W.CTR.1,S3.PUB.5",
+        wire::reconstruct(l2_out_head_, w, lay_.depth, &head) && head <= out_pub_,
+        "L3's output head %d is impossible (known %" PRIu64 ", published %" PRIu64 ")", w,
+        l2_out_head_, out_pub_);
     l2_out_head_ = head;
     if (out_pub_ - head >= lay_.depth) return false;
     const uint64_t released_cursor = head == 0 ? 0 : out_cursor_after_[head - 1];
@@ -481,7 +499,8 @@ class L3Stream {
     // The harness's L2 takes AMB.ROOM reading A; the queue must accept it (W.LIVE.2).
     if (!wire::has_room(released_cursor, out_cursor_, p, out_.arena_bytes, true)) return false;
     const uint64_t seq = out_pub_ + 1;
-    for (uint64_t i = 0; i < n; ++i) mem_->payload()[p.offset + i] = pattern(cfg_.salt ^ 0x5a, seq, i);
+    for (uint64_t i = 0; i < n; ++i)
+      mem_->payload()[p.offset + i] = pattern(cfg_.salt ^ 0x5a, seq, i);
     publish_output(wire::Descriptor{seq, opcode, p.offset, n});
     out_sent_.push_back(Msg{opcode, p.offset, n});
     out_cursor_after_.push_back(p.next);
@@ -597,12 +616,12 @@ class L3Stream {
     }
     if (predict) {
       // OPEN.ABORTSAMPLE / AMB.TRYABORT: a raised peer flag may be reported at once.
-      const bool early_abort = st == L3Status::kFailed && peer_flag_up() &&
-                               q_->error().kind == wire::kRemoteAborted;
+      const bool early_abort =
+          st == L3Status::kFailed && peer_flag_up() && q_->error().kind == wire::kRemoteAborted;
       const bool ok = st == (room ? L3Status::kOk : L3Status::kNoProgress) ||
                       (room && !literal_room && st == L3Status::kNoProgress) || early_abort;
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.TRYENQ.1,S1.TRYENQ.2,S1.TRYENQ.3,S2.CAP.1,W.ARENA.2,AMB.ROOM",
-                             ok, "try_%s(%" PRIu64 ") returned %s, the model says room %d",
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.TRYENQ.1,S1.TRYENQ.2,S1.TRYENQ.3,S2.CAP.1,W.ARENA.2,AMB.ROOM", ok,
+                             "try_%s(%" PRIu64 ") returned %s, the model says room %d",
                              stop ? "request_stop" : "enqueue", n, name(st), room);
     }
     if (st == L3Status::kTimedOut) {
@@ -731,7 +750,8 @@ class L3Stream {
     if (predict) check_predicted_peek(st, want, why);
     if (st == L3Status::kTimedOut) {
       Bad now = Bad::kNone;
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8", !(output_predictable() && predict_peek(&now) != Expect::NOTHING),
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8",
+                             !(output_predictable() && predict_peek(&now) != Expect::NOTHING),
                              "peek timed out with a message available");
       check_expired(t0, timeout);
     }
@@ -746,23 +766,23 @@ class L3Stream {
       SPSQ_FUZZ_CLAUSE_CHECK(bad_clauses(why), st == L3Status::kFailed,
                              "try_peek of an invalid output descriptor returned %s", name(st));
       // AMB.KINDS: only seq and offset defects have a kind a document fixes.
-      SPSQ_FUZZ_CLAUSE_CHECK(bad_clauses(why), !kind_fixed(why) || e.kind == wire::kInvalidDescriptor,
-                             "invalid output descriptor gave kind %s: %s",
-                             wire::kind_name(e.kind), e.message.c_str());
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          bad_clauses(why), !kind_fixed(why) || e.kind == wire::kInvalidDescriptor,
+          "invalid output descriptor gave kind %s: %s", wire::kind_name(e.kind), e.message.c_str());
       return;
     }
     const L3Status expect = want == Expect::ACQUIRE ? L3Status::kOk : L3Status::kNoProgress;
-    SPSQ_FUZZ_CLAUSE_CHECK(want == Expect::ACQUIRE ? "S0.PURPOSE.1,S4.L3OUT.2,W.LIVE.2"
-                                                   : "S1.TRYPEEK.1,S4.NOPROG.3",
-                           st == expect, "try_peek returned %s, the model says %s: %s", name(st),
-                           name(expect), e.message.c_str());
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        want == Expect::ACQUIRE ? "S0.PURPOSE.1,S4.L3OUT.2,W.LIVE.2" : "S1.TRYPEEK.1,S4.NOPROG.3",
+        st == expect, "try_peek returned %s, the model says %s: %s", name(st), name(expect),
+        e.message.c_str());
   }
 
   SPSQ_FUZZ_NO_COVERAGE void on_peeked(const L3Message& m) {
     if (has_active_) {
       SPSQ_FUZZ_CLAUSE_CHECK("S4.L3OUT.1,S4.L3OUT.2", same_public(m, active_),
-                             "peek with seq %" PRIu64 " active returned seq %" PRIu64,
-                             active_.seq, m.seq);
+                             "peek with seq %" PRIu64 " active returned seq %" PRIu64, active_.seq,
+                             m.seq);
       return;
     }
     const uint64_t k = out_taken_;
@@ -770,8 +790,8 @@ class L3Stream {
     const wire::Descriptor d{m.seq, m.opcode, m.payload_offset, m.payload_nbytes};
     const Bad bad = desc_fault(out_, d, k, l3_out_cursor_, &next);
     SPSQ_FUZZ_CLAUSE_CHECK(bad == Bad::kNone ? "" : bad_clauses(bad), bad == Bad::kNone,
-                           "message seq %" PRIu64 " (want %" PRIu64 ") breaks the contract: op %" PRIu64
-                           " [%" PRIu64 ", +%" PRIu64 ")",
+                           "message seq %" PRIu64 " (want %" PRIu64
+                           ") breaks the contract: op %" PRIu64 " [%" PRIu64 ", +%" PRIu64 ")",
                            m.seq, k + 1, m.opcode, m.payload_offset, m.payload_nbytes);
     if (k < out_sent_.size() && !out_desc_tampered_ && !output_counters_tampered_) {
       const Msg& s = out_sent_[k];
@@ -923,8 +943,8 @@ class L3Stream {
     check_status(st, "misuse", !poisons);
     if (!live_before_ || freed_before_) return;
     if (!poisons) {
-      SPSQ_FUZZ_CLAUSE_CHECK(ids, st == L3Status::kRejected, "usage error %u returned %s",
-                             variant, name(st));
+      SPSQ_FUZZ_CLAUSE_CHECK(ids, st == L3Status::kRejected, "usage error %u returned %s", variant,
+                             name(st));
       return;
     }
     misuse_step_ = misuse_ = true;
@@ -989,16 +1009,30 @@ class L3Stream {
     wire::Descriptor d{out_pub_ + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
     const uint64_t nudge = n & 63;
     switch (off_mode % 4) {
-      case 1: d.offset = (off_mode & 0x80) ? d.offset + nudge : d.offset - nudge; break;
-      case 2: d.offset = n; break;
-      case 3: d.offset = out_.arena; break;
-      default: break;
+      case 1:
+        d.offset = (off_mode & 0x80) ? d.offset + nudge : d.offset - nudge;
+        break;
+      case 2:
+        d.offset = n;
+        break;
+      case 3:
+        d.offset = out_.arena;
+        break;
+      default:
+        break;
     }
     switch (seq_mode % 4) {
-      case 1: d.seq -= 1; break;
-      case 2: d.seq += 1; break;
-      case 3: d.seq = 0; break;
-      default: break;
+      case 1:
+        d.seq -= 1;
+        break;
+      case 2:
+        d.seq += 1;
+        break;
+      case 3:
+        d.seq = 0;
+        break;
+      default:
+        break;
     }
     uint64_t next = out_cursor_;
     if (desc_fault(out_, d, out_pub_, out_cursor_, &next) == Bad::kNone) out_cursor_ = next;
@@ -1012,10 +1046,9 @@ class L3Stream {
   // Once per run (the error is a string to fetch): the first error stays.
   SPSQ_FUZZ_NO_COVERAGE void check_first_error() {
     const L3ErrorInfo e = q_->error();
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10",
-                           e.kind == dead_error_.kind && e.message == dead_error_.message,
-                           "first error replaced: '%s' -> '%s'", dead_error_.message.c_str(),
-                           e.message.c_str());
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        "S4.POISON.10", e.kind == dead_error_.kind && e.message == dead_error_.message,
+        "first error replaced: '%s' -> '%s'", dead_error_.message.c_str(), e.message.c_str());
   }
 
   void note_death() {
@@ -1025,10 +1058,9 @@ class L3Stream {
 
   SPSQ_FUZZ_NO_COVERAGE void end_step(uint8_t kind) {
     if (freed_before_ || !live_before_) {
-      SPSQ_FUZZ_CLAUSE_CHECK(freed_before_ ? "S1.FREE.1" : "S4.POISON.10,S4.POISON.14",
-                             shared_accesses() == 0,
-                             "dead or freed queue made %zu shared accesses in step %u",
-                             shared_accesses(), kind);
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          freed_before_ ? "S1.FREE.1" : "S4.POISON.10,S4.POISON.14", shared_accesses() == 0,
+          "dead or freed queue made %zu shared accesses in step %u", shared_accesses(), kind);
     }
     if (!freed_before_ && !live_before_) {
       SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", !q_->live(), "a dead queue came back");
@@ -1046,11 +1078,11 @@ class L3Stream {
     // A failed view may have swallowed the one attempt, or the queue may not try.
     const bool lenient = local && view_failed();
     if (uses_view_) {
-      SPSQ_FUZZ_CLAUSE_CHECK(local ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,W.FLAG.1",
-                             flag_attempts_ == (local ? 1u : 0u) ||
-                                 (lenient && flag_attempts_ == 0),
-                             "initiator abort flag written %" PRIu64 " times with error kind %s",
-                             flag_attempts_, wire::kind_name(k));
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          local ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,W.FLAG.1",
+          flag_attempts_ == (local ? 1u : 0u) || (lenient && flag_attempts_ == 0),
+          "initiator abort flag written %" PRIu64 " times with error kind %s", flag_attempts_,
+          wire::kind_name(k));
     } else if (!initiator_flag_tampered_) {
       // No record of the writes: judge the flag's value.
       const int32_t flag = mem_->load_counter(wire::kInitiatorFlag);
@@ -1076,12 +1108,7 @@ class L3Stream {
       return off >= start && n <= len && off - start <= len - n;
     };
     for (const Access& a : log_.entries()) {
-      if ((a.kind == AccessKind::kNotify ||
-           (a.kind == AccessKind::kInjectedFault && a.part == RegionMemory::kCounter &&
-            a.note.find("notify") != std::string::npos)) &&
-          a.offset == wire::kInitiatorFlag) {
-        ++flag_attempts_;  // failed attempts included
-      }
+      flag_attempts_ += flag_attempt(a);
       if (a.kind == AccessKind::kWrite) {
         SPSQ_FUZZ_CLAUSE_CHECK(
             "S2.ARENA.1,S2.LAYOUT.1",
@@ -1113,7 +1140,8 @@ class L3Stream {
     SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1",
                            e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
                            "poison without the RegionInstance identity: %s", e.message.c_str());
-    SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1,S4.POISON.10", e.kind != wire::kKindNone && !e.message.empty(),
+    SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1,S4.POISON.10",
+                           e.kind != wire::kKindNone && !e.message.empty(),
                            "poison of kind %s without an explanation", wire::kind_name(e.kind));
     if (e.kind == wire::kRemoteAborted) {
       SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.12,W.FLAG.2", peer_flag_up(),
@@ -1140,10 +1168,9 @@ class L3Stream {
     if (!uses_view_) {
       // No record of the writes: judge the slots while L2 left them alone.
       if (!dead_ && !input_counters_tampered_) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,W.CTR.1",
-                               mem_->load_counter(wire::kInputTail) == wire::low32(enq_pub_),
-                               "input tail %d, %" PRIu64 " enqueued",
-                               mem_->load_counter(wire::kInputTail), enq_pub_);
+        SPSQ_FUZZ_CLAUSE_CHECK(
+            "S3.PUB.1,W.CTR.1", mem_->load_counter(wire::kInputTail) == wire::low32(enq_pub_),
+            "input tail %d, %" PRIu64 " enqueued", mem_->load_counter(wire::kInputTail), enq_pub_);
       }
       if (!dead_ && !output_counters_tampered_) {
         SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.5,W.CTR.1",
@@ -1156,7 +1183,8 @@ class L3Stream {
     for (const Access& a : log_.entries()) {
       if (a.kind != AccessKind::kNotify || !a.ok) continue;
       if (a.offset == wire::kInputTail) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.1", a.value == wire::low32(tail_written_ + 1),
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.1",
+                               a.value == wire::low32(tail_written_ + 1),
                                "input tail written %d after %" PRIu64, a.value, tail_written_);
         ++tail_written_;
         SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S1.TRYENQ.1",
@@ -1164,7 +1192,8 @@ class L3Stream {
                                "input tail %" PRIu64 " passed L2's head %" PRIu64 " + depth",
                                tail_written_, l2_taken_);
       } else if (a.offset == wire::kOutputHead) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.5", a.value == wire::low32(head_written_ + 1),
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.5",
+                               a.value == wire::low32(head_written_ + 1),
                                "output head written %d after %" PRIu64, a.value, head_written_);
         ++head_written_;
       }
