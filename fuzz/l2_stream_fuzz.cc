@@ -560,7 +560,8 @@ class L2Stream {
     }
     if (predict) check_refusal(want, "try_peek");
     if (blocking && ep_.live() && !held_full && kind() == wire::kKindNone) {
-      check_expired(t0, timeout, input_predictable() && predict_peek() == kProgress);
+      check_expired(t0, timeout, input_predictable() && predict_peek() == kProgress,
+                    "S3.TO.4,S3.TO.8");
     }
   }
 
@@ -609,8 +610,9 @@ class L2Stream {
 
   // A blocking call that returned false on a live endpoint: the deadline
   // passed with nothing to do and the peer's abort flag down.
-  SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available) {
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.4,S3.TO.8", !available,
+  SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available,
+                                           const char* clauses) {
+    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !available,
                            "blocking call gave up with work available");
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8,W.VIEW.3", FuzzTime::now() - t0 >= timeout,
                            "blocking call returned after %" PRIu64 " of %" PRIu64 " ns",
@@ -756,7 +758,7 @@ class L2Stream {
       return;
     }
     if (blocking && ep_.live() && n <= lay_.output_arena_bytes && kind() == wire::kKindNone) {
-      check_expired(t0, timeout, output_predictable() && output_room(n));
+      check_expired(t0, timeout, output_predictable() && output_room(n), refusal_clauses(n));
     }
   }
 
@@ -767,17 +769,9 @@ class L2Stream {
                              room, "try_reserve(%" PRIu64 ") succeeded without room", n);
       return;
     }
-    if (room) {
-      const bool idle = out_cursor_ == released_out_cursor();
-      const bool last_slot = out_pub_ - l3_consumed_ == lay_.depth - 1;
-      // Refused with room: one short of depth is capacity; on an idle arena the
-      // literal room bound (AMB.ROOM B), a liveness FAIL; else the room rule.
-      SPSQ_FUZZ_CLAUSE_CHECK(last_slot ? "S2.CAP.1"
-                             : idle    ? "LIVE.1,W.LIVE.1,W.LIVE.3"
-                                       : "W.ARENA.2,LIVE.1",
-                             false, "try_reserve(%" PRIu64 ") refused, the model has room: %s", n,
-                             message());
-    }
+    SPSQ_FUZZ_CLAUSE_CHECK(refusal_clauses(n), !room,
+                           "try_reserve(%" PRIu64 ") refused, the model has room: %s", n,
+                           message());
     if (!ep_.live()) {
       SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S4.NOPROG.2,S3.TO.6",
                              kind() == wire::kRemoteAborted && abort_raised(),
@@ -787,6 +781,17 @@ class L2Stream {
                              "try_reserve(%" PRIu64 ") refused with error kind %u: %s", n, kind(),
                              message());
     }
+  }
+
+  // What refusing a reservation the model has room for breaks: on an idle
+  // arena, where only the literal room bound refuses it (AMB.ROOM B), the
+  // liveness clauses; one short of depth, capacity; else the room rule.
+  const char* refusal_clauses(uint64_t n) const {
+    const Placement p = place(out_cursor_, n, lay_.output_arena, lay_.output_arena_bytes);
+    const uint64_t released = released_out_cursor();
+    if (n != 0 && p.next - released > lay_.output_arena_bytes) return "LIVE.1,W.LIVE.1,W.LIVE.3";
+    if (out_pub_ - l3_consumed_ == lay_.depth - 1) return "S2.CAP.1";
+    return "W.ARENA.2,LIVE.1";
   }
 
   uint64_t released_out_cursor() const {
@@ -1099,10 +1104,13 @@ class L2Stream {
           SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.2", false, "poison of kind %u: %s", e.kind, e.message);
       }
     }
-    // The abort flag: raised exactly once, and only for local poison.
+    // The abort flag: raised exactly once, and only for local poison (a view
+    // that failed for good cannot carry it: trying is allowed, not required).
     const uint64_t want_flag = !ep_.live() && local_poison(e.kind) ? 1 : 0;
+    const bool flag_optional = want_flag && e.kind == wire::kEndpointError && vs_.failed;
     SPSQ_FUZZ_CLAUSE_CHECK(want_flag ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,S4.NOPROG.5",
-                           vs_.own_flag_writes == want_flag,
+                           vs_.own_flag_writes == want_flag ||
+                               (flag_optional && vs_.own_flag_writes == 0),
                            "abort flag written %" PRIu64 " times with error kind %u",
                            vs_.own_flag_writes, e.kind);
     // Honest run: nothing poisons.
