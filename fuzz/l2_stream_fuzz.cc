@@ -223,17 +223,15 @@ class L2Stream {
     return b;
   }
 
-  ErrorSnap snap() const {
+  SPSQ_FUZZ_NO_COVERAGE ErrorSnap snap() const {
     ErrorSnap s;
     s.kind = Api::kind(ep_);
     s.op = Api::op(ep_);
     s.session = Api::session(ep_);
     s.txn = Api::transaction(ep_);
-    const char* m = Api::message(ep_);
     const size_t cap = Api::message_capacity(ep_);
-    size_t n = 0;
-    while (n + 1 < sizeof(s.message) && n < cap && m[n] != '\0') ++n;
-    std::memcpy(s.message, m, n);
+    const size_t n = strnlen(Api::message(ep_), cap < sizeof(s.message) ? cap : sizeof(s.message));
+    std::memcpy(s.message, Api::message(ep_), n < sizeof(s.message) ? n : sizeof(s.message) - 1);
     return s;
   }
   uint32_t kind() const { return Api::kind(ep_); }
@@ -299,7 +297,14 @@ class L2Stream {
   void begin_step() {
     vs_.begin_step();
     live_before_ = ep_.live();
-    err_before_ = snap();
+    // Once dead the error must never change: the snapshot of the first dead
+    // step is the one every later step is compared with.
+    if (live_before_) {
+      have_dead_error_ = false;
+    } else if (!have_dead_error_) {
+      err_before_ = snap();
+      have_dead_error_ = true;
+    }
     calls_before_ = vs_.calls;
     writes_before_ = vs_.writes;
     misuse_step_ = false;
@@ -929,9 +934,14 @@ class L2Stream {
         const uint64_t forged = Api::seq(h) + 1 + arg % 3;
         Api::forge_seq(h, forged);
         calling();
-        // A forged handle with the seq of one L2 holds may be taken for it.
+        // A forged handle equal, in every field the contract shows, to one L2
+        // holds may be taken for that handle; any other must poison.
         for (size_t i = 0; i < held_.size(); ++i) {
-          if (Api::seq(held_[i].h) != forged) continue;
+          const Handle& g = held_[i].h;
+          if (Api::seq(g) != forged || Api::opcode(g) != Api::opcode(h) ||
+              Api::nbytes(g) != Api::nbytes(h) || Api::payload(g) != Api::payload(h)) {
+            continue;
+          }
           const bool legit = ep_.input().release(h);
           check_dead_refuses(legit, "release");
           if (!live_before_) return;
@@ -1050,7 +1060,14 @@ class L2Stream {
   // ------------------------------------------------------------ after every step
 
   SPSQ_FUZZ_NO_COVERAGE void end_step(uint8_t kind) {
-    const ErrorSnap e = snap();
+    // Only a step that ends dead needs the whole error (a live one: its kind).
+    ErrorSnap e;
+    if (ep_.live()) {
+      e.kind = Api::kind(ep_);
+      if (e.kind != wire::kKindNone) e = snap();
+    } else {
+      e = snap();
+    }
     // A dead endpoint stays dead with the same error and writes nothing.
     if (!live_before_) {
       SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14", !ep_.live(), "a dead endpoint came back to life");
@@ -1183,6 +1200,7 @@ class L2Stream {
   bool live_ok_ = false;  // construction succeeded
   bool live_before_ = false;
   ErrorSnap err_before_{};
+  bool have_dead_error_ = false;
   uint64_t calls_before_ = 0, writes_before_ = 0;
   bool misuse_step_ = false, call_step_ = false;
   bool soft_ok_ = false;  // a live non-NONE kind is one a reading allows
