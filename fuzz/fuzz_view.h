@@ -195,7 +195,8 @@ class FuzzView {
       v_->check_counter(offset, /*write=*/false);
       FuzzViewState& s = *v_->s_;
       ++s.waits;
-      SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.3,S3.TO.8", s.waits < 100000, "endpoint waits without end (%" PRIu64 " waits)", s.waits);
+      SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.3,S3.TO.8", s.waits < 100000,
+                             "endpoint waits without end (%" PRIu64 " waits)", s.waits);
       observed = v_->r_->counter(offset);
       if (fuzz_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value)) return true;
       if (s.wait_hook != nullptr) {
@@ -252,23 +253,27 @@ class FuzzView {
     // The producer of a direction writes its ring and arena; both sides read both.
     const bool l2 = s_->role == FuzzRole::L2;
     if (write) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S2.ARENA.1,S2.ARENA.2", l2 ? (out_ring || out_arena) : (in_ring || in_arena),
-                      "%s wrote [%" PRIu64 ", +%" PRIu64 "), which only its peer may write",
-                      l2 ? "L2" : "L3", off, n);
+      SPSQ_FUZZ_CLAUSE_CHECK("S2.ARENA.1,S2.ARENA.2",
+                             l2 ? (out_ring || out_arena) : (in_ring || in_arena),
+                             "%s wrote [%" PRIu64 ", +%" PRIu64 "), which only its peer may write",
+                             l2 ? "L2" : "L3", off, n);
     } else {
       SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.1", in_ring || out_ring || in_arena || out_arena,
-                      "read of [%" PRIu64 ", +%" PRIu64 ") straddles queue regions", off, n);
+                             "read of [%" PRIu64 ", +%" PRIu64 ") straddles queue regions", off, n);
     }
   }
 
   void check_counter(uint64_t off, bool write) const {
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.SIG.1,W.VIEW.1", off % 64 == 0 && off < kCounterBytes, "counter access at offset %" PRIu64, off);
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.SIG.1,W.VIEW.1", off % 64 == 0 && off < kCounterBytes,
+                           "counter access at offset %" PRIu64, off);
     if (!write) return;
     const bool l2 = s_->role == FuzzRole::L2;
     const bool ok = l2 ? (off == kInputHead || off == kOutputTail || off == kPeerAbort)
                        : (off == kInputTail || off == kOutputHead || off == kInitiatorAbort);
-    SPSQ_FUZZ_CLAUSE_CHECK(l2 ? "S3.SIG.2,S3.SIG.5,S3.SIG.6,W.FLAG.3" : "S3.SIG.3,S3.SIG.4,S3.SIG.7,W.FLAG.3", ok, "%s wrote counter %" PRIu64 ", which only its peer may write",
-                    l2 ? "L2" : "L3", off);
+    // Each side writes only its own signals (S3.SIG.2-7 name the writers).
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        l2 ? "S3.SIG.2,S3.SIG.5,S3.SIG.6,W.FLAG.3" : "S3.SIG.3,S3.SIG.4,S3.SIG.7,W.FLAG.3", ok,
+        "%s wrote counter %" PRIu64 ", which only its peer may write", l2 ? "L2" : "L3", off);
   }
 
   FuzzMemory* r_;

@@ -178,9 +178,7 @@ class L2Stream {
   }
 
   // Fault 6: L2 code forgot the clock.
-  Clock clock() const {
-    return Api::clock(cfg_.binding_fault == 6 ? nullptr : &FuzzTime::now_ns);
-  }
+  Clock clock() const { return Api::clock(cfg_.binding_fault == 6 ? nullptr : &FuzzTime::now_ns); }
 
   // The binding L3 hands over, decoded by the endpoint's own decoder, then
   // (faults 0-5) one field broken through the names the spec lists.
@@ -265,8 +263,8 @@ class L2Stream {
     SPSQ_FUZZ_CLAUSE_CHECK(bad_binding ? "S2.BINDSIZE.1,S2.BINDSIZE.2,W.BIND.1" : "S1.WIN.7",
                            !ep_.live(), "construction with a bad %s is live",
                            bad_binding ? "binding" : "MaxInflight");
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.3,W.ERR.1", e.op == wire::kOpInit,
-                           "construction error op %u", e.op);
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.3,W.ERR.1", e.op == wire::kOpInit, "construction error op %u",
+                           e.op);
     // A window wider than depth is BAD_ARGUMENT (S1.WIN.8). No document fixes
     // the kind of a broken binding, clock or view, beyond a construction
     // error: any of the three construction kinds is accepted there.
@@ -514,7 +512,7 @@ class L2Stream {
       }
     }
     if (window_held_full()) a |= kNothing | kSoft | kPoisonLocal;  // AMB.WINDOW A, B, C
-    if (abort_raised() && (a & kNothing)) a |= kRemoteAbort;      // AMB.TRYABORT B
+    if (abort_raised() && (a & kNothing)) a |= kRemoteAbort;       // AMB.TRYABORT B
     return a;
   }
 
@@ -582,19 +580,22 @@ class L2Stream {
                                want & kNothing, "%s: a bad descriptor did not poison (answers %#x)",
                                call, want);
       } else {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5", want & kSoft,
-                               "%s stayed live with error kind %u: %s", call, k, message());
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5", want & kSoft, "%s stayed live with error kind %u: %s",
+                               call, k, message());
       }
       return;
     }
     bool legal = false;
-    if (k == wire::kInvalidDescriptor) legal = want & (kPoisonDesc | kPoisonLocal);
-    else if (k == wire::kRemoteAborted) legal = want & kRemoteAbort;
-    else legal = want & kPoisonLocal;
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        (want & kPoisonDesc) ? "S4.POISON.1,S4.STOP.11,W.SEQ.1,W.ARENA.3"
-                             : "S4.NOPROG.1,S4.NOPROG.3,AMB.EMPTYIN,S3.TO.6",
-        legal, "%s poisoned with kind %u (answers %#x): %s", call, k, want, message());
+    if (k == wire::kInvalidDescriptor)
+      legal = want & (kPoisonDesc | kPoisonLocal);
+    else if (k == wire::kRemoteAborted)
+      legal = want & kRemoteAbort;
+    else
+      legal = want & kPoisonLocal;
+    SPSQ_FUZZ_CLAUSE_CHECK((want & kPoisonDesc) ? "S4.POISON.1,S4.STOP.11,W.SEQ.1,W.ARENA.3"
+                                                : "S4.NOPROG.1,S4.NOPROG.3,AMB.EMPTYIN,S3.TO.6",
+                           legal, "%s poisoned with kind %u (answers %#x): %s", call, k, want,
+                           message());
   }
 
   // A dead endpoint rejects every normal operation (S4.POISON.14).
@@ -609,16 +610,14 @@ class L2Stream {
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.3", vs_.calls == calls_before_,
                            "a zero timeout touched shared memory");
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1", FuzzTime::now() == t0, "a zero timeout waited");
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.2", ep_.live(), "a zero timeout poisoned: %s",
-                           message());
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.2", ep_.live(), "a zero timeout poisoned: %s", message());
   }
 
   // A blocking call that returned false on a live endpoint: the deadline
   // passed with nothing to do and the peer's abort flag down.
   SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available,
                                            const char* clauses) {
-    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !available,
-                           "blocking call gave up with work available");
+    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !available, "blocking call gave up with work available");
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8,W.VIEW.3", FuzzTime::now() - t0 >= timeout,
                            "blocking call returned after %" PRIu64 " of %" PRIu64 " ns",
                            FuzzTime::now() - t0, timeout);
@@ -644,11 +643,10 @@ class L2Stream {
     SPSQ_FUZZ_CLAUSE_CHECK("W.DIR.1,S2.OPC.1,S4.POISON.2",
                            opcode == kOpData || opcode == kOpStop || opcode == kOpError,
                            "acquired opcode %" PRIu64, opcode);
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2",
-                           opcode == kOpStop || !window_held_full(),
-                           "acquired a message with %" PRIu64 " DATA handles held (window %" PRIu64
-                           ")",
-                           held_data_, MI);
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2", opcode == kOpStop || !window_held_full(),
+        "acquired a message with %" PRIu64 " DATA handles held (window %" PRIu64 ")", held_data_,
+        MI);
     // The handle obeys the arena rule and stays inside the input arena (an
     // input ERROR is judged as the DATA it is delivered like: OPEN.ERRIN A).
     ModelDesc d{seq, opcode == kOpError ? kOpData : opcode, off, n};
@@ -669,10 +667,9 @@ class L2Stream {
       if (!payload_tampered_) {
         const uint8_t* p = Api::payload(h);
         for (uint64_t i = 0; i < n; ++i) {
-          SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.5", p[i] == pattern_byte(cfg_.salt, seq, i),
-                                 "handle seq %" PRIu64 " byte %" PRIu64
-                                 " differs from what L3 sent",
-                                 seq, i);
+          SPSQ_FUZZ_CLAUSE_CHECK(
+              "S0.PURPOSE.1,S3.PUB.5", p[i] == pattern_byte(cfg_.salt, seq, i),
+              "handle seq %" PRIu64 " byte %" PRIu64 " differs from what L3 sent", seq, i);
         }
       }
     }
@@ -770,8 +767,8 @@ class L2Stream {
   SPSQ_FUZZ_NO_COVERAGE void check_reserve_answer(uint64_t n, bool ok, bool room) {
     if (ok) {
       const bool ring_full = out_pub_ - l3_consumed_ >= lay_.depth;
-      SPSQ_FUZZ_CLAUSE_CHECK(ring_full ? "S2.CAP.1,S4.NOPROG.1" : "W.ARENA.2,S4.NOPROG.2",
-                             room, "try_reserve(%" PRIu64 ") succeeded without room", n);
+      SPSQ_FUZZ_CLAUSE_CHECK(ring_full ? "S2.CAP.1,S4.NOPROG.1" : "W.ARENA.2,S4.NOPROG.2", room,
+                             "try_reserve(%" PRIu64 ") succeeded without room", n);
       return;
     }
     SPSQ_FUZZ_CLAUSE_CHECK(refusal_clauses(n), !room,
@@ -815,8 +812,7 @@ class L2Stream {
                            lay_.output_arena_bytes);
     const Placement p = place(out_cursor_, n, lay_.output_arena, lay_.output_arena_bytes);
     const uint64_t rn = Api::nbytes(r), off = offset_of(Api::payload(r), rn);
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ARENA.1,W.ARENA.4,S2.WRAP.1,S2.ZERO.1",
-                           rn == n && off == p.offset,
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ARENA.1,W.ARENA.4,S2.WRAP.1,S2.ZERO.1", rn == n && off == p.offset,
                            "reservation [%" PRIu64 ", +%" PRIu64 "), the arena rule says [%" PRIu64
                            ", +%" PRIu64 ")",
                            off, rn, p.offset, n);
@@ -1009,8 +1005,7 @@ class L2Stream {
     if (!live_before_) return;
     misuse_ = true;
     SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ok, "misuse %u succeeded", variant);
-    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ep_.live() || vs_.failed, "misuse %u did not poison",
-                           variant);
+    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ep_.live() || vs_.failed, "misuse %u did not poison", variant);
     if (ep_.live()) soft_ok_ = true;  // a failed view may refuse before judging
   }
 
@@ -1125,11 +1120,10 @@ class L2Stream {
     // that failed for good cannot carry it: trying is allowed, not required).
     const uint64_t want_flag = !ep_.live() && local_poison(e.kind) ? 1 : 0;
     const bool flag_optional = want_flag && e.kind == wire::kEndpointError && vs_.failed;
-    SPSQ_FUZZ_CLAUSE_CHECK(want_flag ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,S4.NOPROG.5",
-                           vs_.own_flag_writes == want_flag ||
-                               (flag_optional && vs_.own_flag_writes == 0),
-                           "abort flag written %" PRIu64 " times with error kind %u",
-                           vs_.own_flag_writes, e.kind);
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        want_flag ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,S4.NOPROG.5",
+        vs_.own_flag_writes == want_flag || (flag_optional && vs_.own_flag_writes == 0),
+        "abort flag written %" PRIu64 " times with error kind %u", vs_.own_flag_writes, e.kind);
     // Honest run: nothing poisons.
     if (!hostile_ && !misuse_ && !fault_) {
       SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S4.NOPROG.2,S4.NOPROG.4,S3.TO.6,LIVE.2", ep_.live(),
@@ -1172,10 +1166,11 @@ class L2Stream {
         SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,W.CTR.1", a.value == low32(tail_written_ + 1),
                                "output tail written %d after %" PRIu64, a.value, tail_written_);
         ++tail_written_;
-        SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S4.NOPROG.1",
-                               output_counters_tampered_ || tail_written_ <= l3_consumed_ + lay_.depth,
-                               "output tail %" PRIu64 " passed L3's head %" PRIu64 " + depth",
-                               tail_written_, l3_consumed_);
+        SPSQ_FUZZ_CLAUSE_CHECK(
+            "S2.CAP.1,S4.NOPROG.1",
+            output_counters_tampered_ || tail_written_ <= l3_consumed_ + lay_.depth,
+            "output tail %" PRIu64 " passed L3's head %" PRIu64 " + depth", tail_written_,
+            l3_consumed_);
       }
     }
     if (ep_.live()) {
@@ -1203,7 +1198,7 @@ class L2Stream {
   bool have_dead_error_ = false;
   uint64_t calls_before_ = 0, writes_before_ = 0;
   bool misuse_step_ = false, call_step_ = false;
-  bool soft_ok_ = false;  // a live non-NONE kind is one a reading allows
+  bool soft_ok_ = false;                          // a live non-NONE kind is one a reading allows
   uint64_t head_written_ = 0, tail_written_ = 0;  // from the view's notify log
 
   // Honesty.
