@@ -307,6 +307,7 @@ class L2Stream {
     writes_before_ = vs_.writes;
     misuse_step_ = false;
     call_step_ = false;
+    call_op_ = 0;
   }
 
   void step(uint8_t kind, FuzzReader& in) {
@@ -516,6 +517,24 @@ class L2Stream {
     return a;
   }
 
+  // The clauses the next input descriptor breaks, in desc_valid's order (an
+  // endpoint that takes it, or that does not poison, breaks them too).
+  SPSQ_FUZZ_NO_COVERAGE const char* next_desc_clauses() const {
+    if (stop_acquired_) return "S4.STOP.7,S4.STOP.11";
+    if (acquired_ == l3_pub_) return "S4.NOPROG.1,W.CTR.2";
+    const ModelDesc d = region_.desc_at(lay_.input_slot(acquired_));
+    if (d.seq != acquired_ + 1) return "W.SEQ.1,S4.POISON.1";
+    if (!input_of(lay_).carries(d.opcode)) return "W.DIR.1,S4.POISON.2";
+    if (d.nbytes == 0) return d.offset == 0 ? "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2" : "S2.ZERO.2";
+    if (d.opcode == kOpStop) return "W.STOP.1,S4.STOP.1";
+    if (d.nbytes > lay_.input_arena_bytes) return "S2.FIT.1,S4.POISON.6";
+    uint64_t next = 0;
+    if (!desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, &next)) {
+      return "W.ARENA.3,S4.POISON.6";
+    }
+    return "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2";
+  }
+
   // A descriptor whose only fault is its offset (payload replay).
   bool offset_only_fault(const ModelDesc& d) const {
     if (!input_of(lay_).carries(d.opcode) || d.nbytes > lay_.input_arena_bytes) return false;
@@ -555,8 +574,7 @@ class L2Stream {
     if (held_full && live_before_ && !ep_.live()) misuse_ = true;
     check_dead_refuses(ok, blocking ? "peek" : "try_peek");
     if (ok) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2,S4.NOPROG.1",
-                             !predict || (want & kProgress),
+      SPSQ_FUZZ_CLAUSE_CHECK(next_desc_clauses(), !predict || (want & kProgress),
                              "try_peek acquired, the model allows answers %#x", want);
       on_acquired(h);
       return;
@@ -576,9 +594,8 @@ class L2Stream {
     const uint32_t k = kind();
     if (ep_.live()) {
       if (k == wire::kKindNone) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.1,S4.POISON.2,S4.POISON.6,W.SEQ.1,W.ARENA.3",
-                               want & kNothing, "%s: a bad descriptor did not poison (answers %#x)",
-                               call, want);
+        SPSQ_FUZZ_CLAUSE_CHECK(next_desc_clauses(), want & kNothing,
+                               "%s: a bad descriptor did not poison (answers %#x)", call, want);
       } else {
         SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5", want & kSoft, "%s stayed live with error kind %u: %s",
                                call, k, message());
@@ -696,6 +713,7 @@ class L2Stream {
     if (held_.empty()) return;
     calling();
     const size_t i = which % held_.size();
+    call_op_ = wire::kOpInputRelease;
     const bool ok = ep_.input().release(held_[i].h);
     check_dead_refuses(ok, "release");
     if (!live_before_) return;
@@ -828,6 +846,7 @@ class L2Stream {
     const uint64_t n = Api::nbytes(r_);
     uint8_t* dst = Api::payload(r_);
     for (uint64_t i = 0; i < n; ++i) dst[i] = pattern_byte(cfg_.salt ^ 0xa5, seq, i);
+    call_op_ = wire::kOpOutputPublish;
     const bool ok = ep_.output().publish(r_, Api::opcode_value(opcode));
     active_ = false;  // consumed either way
     last_published_ = r_;
@@ -921,6 +940,7 @@ class L2Stream {
       case kReleaseStale:
         if (!have_released_) return;
         calling();
+        call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(last_released_);
         clauses = "S4.POISON.9,S4.L3OUT.3";
         break;
@@ -938,6 +958,7 @@ class L2Stream {
               Api::nbytes(g) != Api::nbytes(h) || Api::payload(g) != Api::payload(h)) {
             continue;
           }
+          call_op_ = wire::kOpInputRelease;
           const bool legit = ep_.input().release(h);
           check_dead_refuses(legit, "release");
           if (!live_before_) return;
@@ -950,6 +971,7 @@ class L2Stream {
           }
           return;
         }
+        call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(h);
         break;
       }
@@ -958,6 +980,7 @@ class L2Stream {
         Handle h{};
         if (!foreign_handle(&h)) return;
         calling();
+        call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(h);
         clauses = "S4.POISON.9,S4.L3OUT.3,S4.OWN.1";
         break;
@@ -987,6 +1010,7 @@ class L2Stream {
       case kPublishStale:
         if (!have_published_) return;
         calling();
+        call_op_ = wire::kOpOutputPublish;
         ok = ep_.output().publish(last_published_, Api::opcode_value(kOpData));
         clauses = "S4.L2OUT.3,S4.L2OUT.4,S4.L2OUT.5";
         break;
@@ -994,6 +1018,7 @@ class L2Stream {
         if (!active_) return;
         calling();
         static constexpr uint64_t kBad[3] = {kOpStop, kOpInvalid, 7};
+        call_op_ = wire::kOpOutputPublish;
         ok = ep_.output().publish(r_, Api::opcode_value(kBad[arg % 3]));
         active_ = false;
         clauses = arg % 3 == 0 ? "S2.STOP.1,S4.POISON.3,W.DIR.1" : "S4.POISON.2,W.ENUM.1,W.DIR.1";
@@ -1091,6 +1116,13 @@ class L2Stream {
       SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.1", e.message[0] != '\0', "poison without a message");
       SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.3", e.op >= wire::kOpTimeout && e.op <= wire::kOpOutputPublish,
                              "poison recorded op %u", e.op);
+      // A release or publish that poisons records its own operation (the
+      // op of a remote abort is open: AMB.TIMEOUTOP).
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          call_op_ == wire::kOpInputRelease ? "W.ENUM.3,S4.POISON.9" : "W.ENUM.3,S4.L2OUT.3",
+          call_op_ == 0 || e.kind == wire::kRemoteAborted || e.op == call_op_,
+          "poison in %s recorded op %u", call_op_ == wire::kOpInputRelease ? "release" : "publish",
+          e.op);
       switch (e.kind) {
         case wire::kEndpointError:
           SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.2", vs_.failed, "ENDPOINT_ERROR with a healthy view: %s",
@@ -1198,7 +1230,8 @@ class L2Stream {
   bool have_dead_error_ = false;
   uint64_t calls_before_ = 0, writes_before_ = 0;
   bool misuse_step_ = false, call_step_ = false;
-  bool soft_ok_ = false;                          // a live non-NONE kind is one a reading allows
+  uint32_t call_op_ = 0;  // INPUT_RELEASE / OUTPUT_PUBLISH when the step made that call
+  bool soft_ok_ = false;  // a live non-NONE kind is one a reading allows
   uint64_t head_written_ = 0, tail_written_ = 0;  // from the view's notify log
 
   // Honesty.
