@@ -10,6 +10,14 @@
 //   - counter waits never spin: when the condition does not hold, an optional
 //     peer step runs once, and then the virtual clock jumps (all the way to
 //     the deadline, or half of the remaining time, by the harness's choice).
+//
+// It names none of an endpoint's types, so it can be compiled with any
+// endpoint under test: read / test out-parameters and the notify / compare
+// enums are template parameters used through the members and numbers the
+// contract gives them, and span() converts to any {base, logical_bytes}
+// struct. It stays this lean (fixed logs, no shadow memory, no fault plan)
+// because it runs on every fuzz step: conformance/harness's HarnessView
+// records far more per call than a fuzzer can afford.
 #ifndef SPSQ_FUZZ_FUZZ_VIEW_H_
 #define SPSQ_FUZZ_FUZZ_VIEW_H_
 
@@ -18,15 +26,59 @@
 #include <cstdio>
 #include <cstring>
 
-#include "aicpu/region_view_types.h"
+#include <type_traits>
+#include <utility>
+
 #include "fuzz/fuzz_check.h"
-#include "fuzz/fuzz_clock.h"
-#include "fuzz/fuzz_region.h"
+#include "fuzz/fuzz_memory.h"
+#include "fuzz/fuzz_time.h"
 #include "fuzz/wire_model.h"
 
 namespace spsq_fuzz {
 
 enum class FuzzRole { L2, L3 };
+
+// {base, logical_bytes}, convertible to the endpoint's span struct.
+struct FuzzSpan {
+  uint64_t base = 0;
+  uint64_t logical_bytes = 0;
+
+  template <class T, class = decltype(std::declval<T&>().base = 0),
+            class = decltype(std::declval<T&>().logical_bytes = 0)>
+  operator T() const {  // NOLINT: implicit by design
+    T t{};
+    t.base = base;
+    t.logical_bytes = logical_bytes;
+    return t;
+  }
+};
+
+// What error() of a failed view carries (the contract reads its message).
+struct FuzzViewError {
+  char message[256] = {};
+};
+
+// Notify ops and compare numbers (wire-contract.md, The RegionView
+// contract): Set = 0; EQ, NE, GT, GE, LT, LE = 0..5.
+inline constexpr uint32_t kNotifySet = 0;
+inline bool fuzz_cmp_holds(int32_t observed, uint32_t cmp, int32_t value) {
+  switch (cmp) {
+    case 0:
+      return observed == value;
+    case 1:
+      return observed != value;
+    case 2:
+      return observed > value;
+    case 3:
+      return observed >= value;
+    case 4:
+      return observed < value;
+    case 5:
+      return observed <= value;
+  }
+  SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.3", false, "unknown compare %u", cmp);
+  return false;
+}
 
 enum class AccessKind : uint8_t { READ, WRITE, NOTIFY, TEST, WAIT };
 
@@ -43,6 +95,7 @@ struct FuzzViewState {
 
   FuzzRole role = FuzzRole::L2;
   uint64_t calls = 0;            // every payload or counter access, ever
+  uint64_t writes = 0;           // the payload writes and notifies among them
   uint64_t own_flag_writes = 0;  // notify attempts on the role's own abort flag
   Access log[kLogCapacity];      // accesses of the current harness step
   int logged = 0;                // may exceed kLogCapacity; only the first are kept
@@ -50,7 +103,7 @@ struct FuzzViewState {
   int noted = 0;
   int fault_in = 0;  // > 0: the fault_in-th next access fails
   bool failed = false;
-  RegionViewError error;
+  FuzzViewError error;
   void (*wait_hook)(void*) = nullptr;  // peer step, run once by the next unmatched wait
   void* wait_hook_arg = nullptr;
   bool half_waits = false;  // advance the clock by half the timeout per wait
@@ -59,6 +112,7 @@ struct FuzzViewState {
   void begin_step() { logged = noted = 0; }
   void record(AccessKind k, uint64_t off, uint64_t n, int32_t v) {
     ++calls;
+    writes += k == AccessKind::WRITE || k == AccessKind::NOTIFY;
     if (logged < kLogCapacity) log[logged] = Access{k, off, n, v};
     ++logged;
   }
@@ -66,14 +120,14 @@ struct FuzzViewState {
 
 class FuzzView {
  public:
-  FuzzView(FuzzRegion* region, FuzzViewState* state) : r_(region), s_(state) {}
+  FuzzView(FuzzMemory* region, FuzzViewState* state) : r_(region), s_(state) {}
 
   bool failed() const { return s_->failed; }
-  const RegionViewError& error() const { return s_->error; }
+  const FuzzViewError& error() const { return s_->error; }
 
   class Payload {
    public:
-    RegionPartLocalSpan span() const { return v_->r_->payload_span(); }
+    FuzzSpan span() const { return {v_->r_->payload_base(), v_->r_->layout().payload_bytes}; }
 
     template <class Out>
     bool read(uint64_t offset, uint64_t nbytes, Out& out) {
@@ -102,16 +156,20 @@ class FuzzView {
 
   class Counter {
    public:
-    RegionPartLocalSpan span() const { return v_->r_->counter_span(); }
+    FuzzSpan span() const { return {v_->r_->counter_base(), kCounterBytes}; }
 
-    bool notify(uint64_t offset, int32_t value, RegionNotifyOp op) {
+    template <class Op>
+    bool notify(uint64_t offset, int32_t value, Op op) {
       v_->s_->record(AccessKind::NOTIFY, offset, 4, value);
       const bool own_flag = offset == v_->own_abort_flag();
       if (own_flag) ++v_->s_->own_flag_writes;
       if (!v_->admit()) return false;
       v_->check_counter(offset, /*write=*/true);
-      SPSQ_FUZZ_CHECK(op == RegionNotifyOp::Set, "counter %" PRIu64 " written with Add", offset);
-      SPSQ_FUZZ_CHECK(!own_flag || value == 1, "abort flag set to %d, not 1", value);
+      SPSQ_FUZZ_CLAUSE_CHECK("W.CTR.1,W.FLAG.1", static_cast<uint32_t>(op) == kNotifySet,
+                             "counter %" PRIu64 " written with op %u, not Set", offset,
+                             static_cast<uint32_t>(op));
+      SPSQ_FUZZ_CLAUSE_CHECK("W.FLAG.1", !own_flag || value == 1, "abort flag set to %d, not 1",
+                             value);
       v_->r_->set_counter(offset, value);
       FuzzViewState& s = *v_->s_;
       SPSQ_FUZZ_CHECK(s.noted < FuzzViewState::kLogCapacity, "too many notifies in one step");
@@ -119,33 +177,36 @@ class FuzzView {
       return true;
     }
 
-    bool test(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, RegionSignalTestResult& s) {
+    template <class Cmp, class Sample>
+    bool test(uint64_t offset, int32_t cmp_value, Cmp cmp, Sample& s) {
       v_->s_->record(AccessKind::TEST, offset, 4, 0);
       if (!v_->admit()) return false;
       v_->check_counter(offset, /*write=*/false);
       s.observed = v_->r_->counter(offset);
-      s.matched = region_wait_cmp_holds(s.observed, cmp, cmp_value);
+      s.matched = fuzz_cmp_holds(s.observed, static_cast<uint32_t>(cmp), cmp_value);
       return true;
     }
 
-    bool wait(uint64_t offset, int32_t cmp_value, RegionWaitCmp cmp, uint64_t timeout_ns,
+    template <class Cmp>
+    bool wait(uint64_t offset, int32_t cmp_value, Cmp cmp, uint64_t timeout_ns,
               int32_t& observed) {
       v_->s_->record(AccessKind::WAIT, offset, 4, 0);
       if (!v_->admit()) return false;
       v_->check_counter(offset, /*write=*/false);
       FuzzViewState& s = *v_->s_;
       ++s.waits;
-      SPSQ_FUZZ_CHECK(s.waits < 100000, "endpoint waits without end (%" PRIu64 " waits)", s.waits);
+      SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.3,S3.TO.8", s.waits < 100000,
+                             "endpoint waits without end (%" PRIu64 " waits)", s.waits);
       observed = v_->r_->counter(offset);
-      if (region_wait_cmp_holds(observed, cmp, cmp_value)) return true;
+      if (fuzz_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value)) return true;
       if (s.wait_hook != nullptr) {
         void (*hook)(void*) = s.wait_hook;
         s.wait_hook = nullptr;  // once per arming
         hook(s.wait_hook_arg);
         observed = v_->r_->counter(offset);
-        if (region_wait_cmp_holds(observed, cmp, cmp_value)) return true;
+        if (fuzz_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value)) return true;
       }
-      FuzzClock::advance(s.half_waits && timeout_ns > 1 ? timeout_ns / 2 + 1 : timeout_ns);
+      FuzzTime::advance(s.half_waits && timeout_ns > 1 ? timeout_ns / 2 + 1 : timeout_ns);
       return false;
     }
 
@@ -181,7 +242,7 @@ class FuzzView {
 
   void check_payload(uint64_t off, uint64_t n, bool write) const {
     const ModelLayout& l = r_->layout();
-    SPSQ_FUZZ_CHECK(inside(off, n, 0, l.payload_bytes),
+    SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.1", inside(off, n, 0, l.payload_bytes),
                     "%s of [%" PRIu64 ", +%" PRIu64 ") outside the %" PRIu64 "-byte payload span",
                     write ? "write" : "read", off, n, l.payload_bytes);
     const uint64_t ring = l.depth * 32;
@@ -192,26 +253,30 @@ class FuzzView {
     // The producer of a direction writes its ring and arena; both sides read both.
     const bool l2 = s_->role == FuzzRole::L2;
     if (write) {
-      SPSQ_FUZZ_CHECK(l2 ? (out_ring || out_arena) : (in_ring || in_arena),
-                      "%s wrote [%" PRIu64 ", +%" PRIu64 "), which only its peer may write",
-                      l2 ? "L2" : "L3", off, n);
+      SPSQ_FUZZ_CLAUSE_CHECK("S2.ARENA.1,S2.ARENA.2",
+                             l2 ? (out_ring || out_arena) : (in_ring || in_arena),
+                             "%s wrote [%" PRIu64 ", +%" PRIu64 "), which only its peer may write",
+                             l2 ? "L2" : "L3", off, n);
     } else {
-      SPSQ_FUZZ_CHECK(in_ring || out_ring || in_arena || out_arena,
-                      "read of [%" PRIu64 ", +%" PRIu64 ") straddles queue regions", off, n);
+      SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.1", in_ring || out_ring || in_arena || out_arena,
+                             "read of [%" PRIu64 ", +%" PRIu64 ") straddles queue regions", off, n);
     }
   }
 
   void check_counter(uint64_t off, bool write) const {
-    SPSQ_FUZZ_CHECK(off % 64 == 0 && off < kCounterBytes, "counter access at offset %" PRIu64, off);
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.SIG.1,W.VIEW.1", off % 64 == 0 && off < kCounterBytes,
+                           "counter access at offset %" PRIu64, off);
     if (!write) return;
     const bool l2 = s_->role == FuzzRole::L2;
     const bool ok = l2 ? (off == kInputHead || off == kOutputTail || off == kPeerAbort)
                        : (off == kInputTail || off == kOutputHead || off == kInitiatorAbort);
-    SPSQ_FUZZ_CHECK(ok, "%s wrote counter %" PRIu64 ", which only its peer may write",
-                    l2 ? "L2" : "L3", off);
+    // Each side writes only its own signals (S3.SIG.2-7 name the writers).
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        l2 ? "S3.SIG.2,S3.SIG.5,S3.SIG.6,W.FLAG.3" : "S3.SIG.3,S3.SIG.4,S3.SIG.7,W.FLAG.3", ok,
+        "%s wrote counter %" PRIu64 ", which only its peer may write", l2 ? "L2" : "L3", off);
   }
 
-  FuzzRegion* r_;
+  FuzzMemory* r_;
   FuzzViewState* s_;
 };
 

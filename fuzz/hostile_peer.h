@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "fuzz/fuzz_bytes.h"
-#include "fuzz/fuzz_region.h"
+#include "fuzz/fuzz_memory.h"
 #include "fuzz/wire_model.h"
 
 namespace spsq_fuzz {
@@ -26,7 +26,7 @@ enum HostileTouch : uint32_t {
 
 // Moves one counter word: up or down by less than 16, or to an arbitrary
 // value (mode % 3 picks which).
-inline uint32_t hostile_counter(FuzzRegion& region, uint64_t off, uint8_t mode, uint32_t v) {
+inline uint32_t hostile_counter(FuzzMemory& region, uint64_t off, uint8_t mode, uint32_t v) {
   const uint32_t cur = static_cast<uint32_t>(region.counter(off));
   const uint32_t next = mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v;
   region.set_counter(off, static_cast<int32_t>(next));
@@ -37,7 +37,7 @@ inline uint32_t hostile_counter(FuzzRegion& region, uint64_t off, uint8_t mode, 
 
 // Changes one 8-byte field of one descriptor slot of either ring (slots
 // 0..depth-1 are the input ring, depth..2*depth-1 the output ring).
-inline uint32_t hostile_descriptor(FuzzRegion& region, const ModelLayout& lay, uint8_t slot,
+inline uint32_t hostile_descriptor(FuzzMemory& region, const ModelLayout& lay, uint8_t slot,
                                    uint8_t field, uint8_t mode, uint64_t v) {
   const uint64_t s = slot % (2 * lay.depth);
   const bool input = s < lay.depth;

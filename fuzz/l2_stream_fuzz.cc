@@ -1,49 +1,54 @@
 // Harness 4: the L2 descriptor stream. The fuzzer plays the L3 side of one
-// queue against the reference L2 endpoint (SpscQueueEndpoint<FuzzView, N>,
-// N = 1 and 4): an honest L3 that enqueues, stops and consumes outputs, the
-// same L3 turned hostile (counter values, descriptor bytes, crafted
-// descriptors, payload scribbles, the abort flag), and the L2 code calling
-// the endpoint (peek, release in any order, reserve, publish, misuse,
+// queue against an L2 endpoint under test, SPSQ_CERT_ENDPOINT<FuzzView, N>
+// (N = 1 and 4) from a certification config ("spsq_cert/config.h", see
+// fuzz/l2_stream.bzl): an honest L3 that enqueues, stops and consumes
+// outputs, the same L3 turned hostile (counter values, descriptor bytes,
+// crafted descriptors, payload scribbles, the abort flag), and the L2 code
+// calling the endpoint (peek, release in any order, reserve, publish, misuse,
 // timeouts on a virtual clock), interleaved as the input says.
+//
+// The endpoint is reached only through spsq_conf::EndpointAccess /
+// EndpointTypes (conformance/l2/endpoint_access.h), so adapter endpoints
+// work; the wire is spoken through fuzz/wire_model.h and the view is
+// FuzzView: nothing here includes the reference. Where the spec leaves a
+// choice open (the OPEN.* and AMB.* clauses), every legal answer passes.
 //
 // Input: fuzz/l2_stream_input.h. After every step (fuzz/README.md lists them):
 //   - the view saw no access outside the spans or outside L2's regions;
-//   - poison is sticky and first-error-wins, and a dead endpoint touches nothing;
+//   - poison is sticky and first-error-wins, and a dead endpoint writes nothing;
 //   - the abort flag is raised exactly once, and only for local poison;
 //   - every new error is one the step can explain;
 //   - a handle never exposes bytes outside its arena and obeys the arena rule;
-//   - head moves one step per physical release and never passes what was acquired;
+//   - head never passes what was acquired and is the completed FIFO prefix;
 //   - the output tail moves one step per publish, in the contract's publish order;
 //   - where the harness can predict the endpoint (its L3 was honest about the
-//     counters involved), try_peek / try_reserve do exactly what the model says;
+//     counters involved), try_peek / try_reserve answer one of the legal ways;
 //   - while everyone is honest nothing poisons, and every message arrives
 //     byte-exact, in order, in both directions.
+// Each check names the catalogue clauses it judges (SPSQ_FUZZ_CLAUSE_CHECK).
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
-#include "common/region_template.h"
+#include "conformance/model/wire_model.h"
 #include "fuzz/fuzz_bytes.h"
 #include "fuzz/fuzz_check.h"
-#include "fuzz/fuzz_clock.h"
-#include "fuzz/fuzz_region.h"
+#include "fuzz/fuzz_memory.h"
+#include "fuzz/fuzz_time.h"
 #include "fuzz/fuzz_view.h"
 #include "fuzz/hostile_peer.h"
 #include "fuzz/l2_stream_input.h"
 #include "fuzz/wire_model.h"
+#include "spsq_cert/config.h"
 
 namespace spsq_fuzz {
 namespace {
 
-using spsc_queue::SpscQueueError;
-using spsc_queue::SpscQueueErrorKind;
-using spsc_queue::SpscQueueInputHandle;
-using spsc_queue::SpscQueueOpcode;
-using spsc_queue::SpscQueueOp;
-using spsc_queue::SpscQueueOutputReservation;
+namespace wire = spsq_conf::wire;
 
 constexpr int kMaxOps = 2048;
 
@@ -81,19 +86,27 @@ Config parse_config(FuzzReader& in) {
   return c;
 }
 
-bool local_poison(SpscQueueErrorKind k) {
-  return k == SpscQueueErrorKind::INVALID_DESCRIPTOR || k == SpscQueueErrorKind::OWNERSHIP ||
-         k == SpscQueueErrorKind::ENDPOINT_ERROR || k == SpscQueueErrorKind::BAD_ARGUMENT;
-}
+// Kinds whose poison raises the local flag (everything but a remote abort).
+bool local_poison(uint32_t k) { return k != wire::kKindNone && k != wire::kRemoteAborted; }
 
-SPSQ_FUZZ_NO_COVERAGE bool same_error(const SpscQueueError& a, const SpscQueueError& b) {
-  return a.kind == b.kind && a.op == b.op && a.has_identity() == b.has_identity() &&
-         a.session_instance_id_bits == b.session_instance_id_bits &&
-         a.transaction_id == b.transaction_id && std::strcmp(a.message, b.message) == 0;
-}
+// The endpoint's error() as the harness keeps it (first-error-wins).
+struct ErrorSnap {
+  uint32_t kind = 0, op = 0;
+  uint64_t session = 0, txn = 0;
+  char message[256] = {};
+};
 
-// What the model expects of the next try_peek.
-enum class PeekExpect { NOTHING, ACQUIRE, POISON, POISON_OR_NOTHING };
+// The answers a call may legally give (bits): progress, ordinary
+// no-progress (live, kind NONE), a refusal with a non-poison kind (live),
+// poison that names the descriptor (INVALID_DESCRIPTOR), poison of any local
+// kind (misuse, or a fault whose kind no document fixes: AMB.KINDS), and
+// REMOTE_ABORTED with the initiator flag raised (AMB.TRYABORT B).
+constexpr uint32_t kProgress = 1u << 0;
+constexpr uint32_t kNothing = 1u << 1;
+constexpr uint32_t kSoft = 1u << 2;
+constexpr uint32_t kPoisonDesc = 1u << 3;
+constexpr uint32_t kPoisonLocal = 1u << 4;
+constexpr uint32_t kRemoteAbort = 1u << 5;
 
 template <uint64_t MI>
 class L2Stream {
@@ -102,13 +115,18 @@ class L2Stream {
   template <class Harness>
   friend void spsq_fuzz::run_hostile_edit(Harness& h, uint8_t which, FuzzReader& in);
 
-  using Endpoint = spsc_queue::SpscQueueEndpoint<FuzzView, MI>;
+  using Endpoint = SPSQ_CERT_ENDPOINT<FuzzView, MI>;
+  using Api = spsq_conf::EndpointAccess<Endpoint>;
+  using Handle = typename Api::Handle;
+  using Reservation = typename Api::Reservation;
+  using Binding = typename Api::Binding;
+  using Clock = typename Api::Clock;
 
   explicit L2Stream(const Config& c)
       : cfg_(c),
         region_(c.depth, c.in, c.out),
         lay_(region_.layout()),
-        ep_(binding(), FuzzView(&region_, &init_view()), clock()) {
+        ep_(binding(region_, c.binding_fault), FuzzView(&region_, &init_view()), clock()) {
     check_construction();
   }
 
@@ -123,13 +141,25 @@ class L2Stream {
   }
 
  private:
-  struct Sent {  // one input message as the harness's L3 published it
+  struct Sent {  // one message as its producer published it
     uint64_t opcode, offset, nbytes;
     bool crafted;
   };
   struct Held {
-    SpscQueueInputHandle h;
+    Handle h;
     uint64_t k;
+    bool data;  // counts against the window (not STOP)
+  };
+  // Another queue, for a cross-queue handle (built on first use).
+  struct Foreign {
+    FuzzMemory mem;
+    FuzzViewState vs;
+    Endpoint ep;
+    Handle h{};
+    bool have = false;
+    Foreign(const Config& c)
+        : mem(c.depth, c.in, c.out),
+          ep(binding(mem, -1), FuzzView(&mem, &vs), Api::clock(&FuzzTime::now_ns)) {}
   };
 
   FuzzViewState& init_view() {
@@ -143,13 +173,25 @@ class L2Stream {
   }
 
   // Fault 6: L2 code forgot the clock.
-  spsc_queue::MonotonicClock clock() const {
-    return cfg_.binding_fault == 6 ? spsc_queue::MonotonicClock{} : FuzzClock::clock();
-  }
+  Clock clock() const { return Api::clock(cfg_.binding_fault == 6 ? nullptr : &FuzzTime::now_ns); }
 
-  spsc_queue::SpscQueueEndpointBinding binding() const {
-    spsc_queue::SpscQueueEndpointBinding b = region_.binding(kSession, kTxn);
-    switch (cfg_.binding_fault) {
+  // The binding L3 hands over, decoded by the endpoint's own decoder, then
+  // (faults 0-5) one field broken through the names the spec lists.
+  static Binding binding(const FuzzMemory& m, int fault) {
+    wire::BindingFields f;
+    f.session_instance_id_bits = kSession;
+    f.transaction_id = kTxn;
+    f.payload_base = m.payload_base();
+    f.payload_bytes = m.layout().payload_bytes;
+    f.counter_base = m.counter_base();
+    f.depth = m.layout().depth;
+    f.input_arena_bytes = m.layout().input_arena_bytes;
+    f.output_arena_bytes = m.layout().output_arena_bytes;
+    const auto s = wire::binding_scalars(f);
+    Binding b{};
+    SPSQ_FUZZ_CLAUSE_CHECK("S1.BIND.ORDER,W.BIND.1", Api::decode(s.data(), s.size(), &b),
+                           "decode_endpoint_binding rejected a valid binding");
+    switch (fault) {
       case 0:
         b.payload_bytes += 64;
         break;
@@ -174,46 +216,73 @@ class L2Stream {
     return b;
   }
 
+  SPSQ_FUZZ_NO_COVERAGE ErrorSnap snap() const {
+    ErrorSnap s;
+    s.kind = Api::kind(ep_);
+    s.op = Api::op(ep_);
+    s.session = Api::session(ep_);
+    s.txn = Api::transaction(ep_);
+    const size_t cap = Api::message_capacity(ep_);
+    const size_t n = strnlen(Api::message(ep_), cap < sizeof(s.message) ? cap : sizeof(s.message));
+    std::memcpy(s.message, Api::message(ep_), n < sizeof(s.message) ? n : sizeof(s.message) - 1);
+    return s;
+  }
+  uint32_t kind() const { return Api::kind(ep_); }
+  const char* message() const { return Api::message(ep_); }
+
   // ------------------------------------------------------------ construction
 
   SPSQ_FUZZ_NO_COVERAGE void check_construction() {
-    const SpscQueueError& e = ep_.error();
-    SPSQ_FUZZ_CHECK(vs_.calls == 0, "construction made %" PRIu64 " shared accesses", vs_.calls);
-    SPSQ_FUZZ_CHECK(vs_.own_flag_writes == 0, "construction raised the abort flag");
+    SPSQ_FUZZ_CLAUSE_CHECK("S1.WIN.8,S1.WIN.9,W.FLAG.1", vs_.own_flag_writes == 0,
+                           "construction raised the abort flag");
     const bool bad_binding = cfg_.binding_fault >= 0;
     const bool bad_window = MI > cfg_.depth;
+    const ErrorSnap e = snap();
     if (!bad_binding && !bad_window) {
-      SPSQ_FUZZ_CHECK(ep_.live() && e.kind == SpscQueueErrorKind::NONE,
-                      "valid construction failed: %s", e.message);
-      const spsc_queue::SpscQueueLayout& l = ep_.layout();
-      SPSQ_FUZZ_CHECK(l.depth == lay_.depth && l.output_desc_offset == lay_.output_ring &&
-                          l.input_arena_offset == lay_.input_arena &&
-                          l.output_arena_offset == lay_.output_arena &&
-                          l.payload_bytes == lay_.payload_bytes,
-                      "layout() differs from the contract");
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.L2DECODE.5,S1.WIN.7,S2.BINDSIZE.1",
+                             ep_.live() && e.kind == wire::kKindNone,
+                             "valid construction failed: %s", e.message);
+      const spsq_conf::LayoutFields l = Api::layout(ep_);
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          "S2.LAYOUT.2,S2.LAYOUT.3,S2.LAYOUT.4,W.LAYOUT.1",
+          l.depth == lay_.depth && l.input_ring == lay_.input_ring &&
+              l.output_ring == lay_.output_ring && l.input_arena == lay_.input_arena &&
+              l.input_arena_bytes == lay_.input_arena_bytes &&
+              l.output_arena == lay_.output_arena &&
+              l.output_arena_bytes == lay_.output_arena_bytes &&
+              l.payload_bytes == lay_.payload_bytes && l.counter_bytes == kCounterBytes,
+          "layout() differs from the contract");
       live_ok_ = true;
       return;
     }
-    SPSQ_FUZZ_CHECK(!ep_.live(), "construction with a bad %s is live",
-                    bad_binding ? "binding" : "MaxInflight");
-    SPSQ_FUZZ_CHECK(e.op == SpscQueueOp::INIT, "construction error op %u",
-                    static_cast<unsigned>(e.op));
-    // Faults 0-5 break the binding, 6 the clock, 7 the view; a window wider than
-    // depth is BAD_ARGUMENT. With two problems either report is right.
-    SpscQueueErrorKind want = SpscQueueErrorKind::BAD_ARGUMENT;
-    if (cfg_.binding_fault == 7) want = SpscQueueErrorKind::ENDPOINT_ERROR;
-    if (cfg_.binding_fault >= 0 && cfg_.binding_fault < 6) want = SpscQueueErrorKind::BAD_BINDING;
-    SPSQ_FUZZ_CHECK(e.kind == want || (bad_window && e.kind == SpscQueueErrorKind::BAD_ARGUMENT),
-                    "construction fault %d (window %d) gave kind %u: %s", cfg_.binding_fault,
-                    bad_window, static_cast<unsigned>(e.kind), e.message);
-    // Identity is reported only once magic and transaction id were accepted.
-    const bool identity = cfg_.binding_fault != 1 && cfg_.binding_fault != 2;
-    SPSQ_FUZZ_CHECK(e.has_identity() == identity, "identity %d on construction error",
-                    e.has_identity());
-    SPSQ_FUZZ_CHECK(
-        !identity || (e.session_instance_id_bits == kSession && e.transaction_id == kTxn),
-        "wrong identity on construction error");
-    SPSQ_FUZZ_CHECK(e.message[0] != '\0', "construction error without a message");
+    SPSQ_FUZZ_CLAUSE_CHECK(bad_binding ? "S2.BINDSIZE.1,S2.BINDSIZE.2,W.BIND.1" : "S1.WIN.7",
+                           !ep_.live(), "construction with a bad %s is live",
+                           bad_binding ? "binding" : "MaxInflight");
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.3,W.ERR.1", e.op == wire::kOpInit, "construction error op %u",
+                           e.op);
+    // A window wider than depth is BAD_ARGUMENT (S1.WIN.8). No document fixes
+    // the kind of a broken binding, clock or view, beyond a construction
+    // error: any of the three construction kinds is accepted there.
+    if (!bad_binding) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.WIN.8", e.kind == wire::kBadArgument,
+                             "MaxInflight %" PRIu64 " > depth %" PRIu64 " gave kind %u: %s", MI,
+                             cfg_.depth, e.kind, e.message);
+    } else {
+      SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.1,W.ENUM.2",
+                             e.kind == wire::kBadBinding || e.kind == wire::kBadArgument ||
+                                 e.kind == wire::kEndpointError,
+                             "construction fault %d (window %d) gave kind %u: %s",
+                             cfg_.binding_fault, bad_window, e.kind, e.message);
+    }
+    // Identity only once magic and transaction id were accepted; after that
+    // an endpoint may report it or not.
+    const bool rejected = cfg_.binding_fault == 1 || cfg_.binding_fault == 2;
+    const bool none = e.session == 0 && e.txn == 0;
+    const bool ours = e.session == kSession && e.txn == kTxn;
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.2,S1.DIAG.1", rejected ? none : (none || ours),
+                           "identity (%" PRIx64 ", %" PRIu64 ") on construction fault %d",
+                           e.session, e.txn, cfg_.binding_fault);
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.1", e.message[0] != '\0', "construction error without a message");
   }
 
   // ------------------------------------------------------------ steps
@@ -221,9 +290,19 @@ class L2Stream {
   void begin_step() {
     vs_.begin_step();
     live_before_ = ep_.live();
-    err_before_ = ep_.error();
+    // Once dead the error must never change: the snapshot of the first dead
+    // step is the one every later step is compared with.
+    if (live_before_) {
+      have_dead_error_ = false;
+    } else if (!have_dead_error_) {
+      err_before_ = snap();
+      have_dead_error_ = true;
+    }
     calls_before_ = vs_.calls;
+    writes_before_ = vs_.writes;
     misuse_step_ = false;
+    call_step_ = false;
+    call_op_ = 0;
   }
 
   void step(uint8_t kind, FuzzReader& in) {
@@ -281,7 +360,7 @@ class L2Stream {
         region_.set_counter(kInitiatorAbort, static_cast<int32_t>(in.u32()));
         break;
       case kClockAdvance:
-        FuzzClock::advance(in.u16() * 1000ull);
+        FuzzTime::advance(in.u16() * 1000ull);
         break;
       case kViewFault:
         vs_.fault_in = 1 + in.u8() % 8;
@@ -289,6 +368,15 @@ class L2Stream {
         break;
     }
   }
+
+  // An endpoint call starts: a non-poison kind left by an earlier refusal
+  // is cleared by it (S3.TO.5), unless this call may leave one again.
+  void calling() {
+    call_step_ = true;
+    soft_ok_ = false;
+  }
+
+  bool abort_raised() const { return region_.counter(kInitiatorAbort) >= 1; }
 
   // ------------------------------------------------------------ honest L3
 
@@ -298,9 +386,10 @@ class L2Stream {
     if (stop_sent_) return false;
     uint64_t head = 0;
     if (!reconstruct(l3_head_, region_.counter(kInputHead), lay_.depth, &head) || head > l3_pub_) {
-      SPSQ_FUZZ_CHECK(input_counters_tampered_,
-                      "L2's input head %d is impossible (known %" PRIu64 ", published %" PRIu64 ")",
-                      region_.counter(kInputHead), l3_head_, l3_pub_);
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,S4.L2IN.5,W.CTR.1", input_counters_tampered_,
+                             "L2's input head %d is impossible (known %" PRIu64
+                             ", published %" PRIu64 ")",
+                             region_.counter(kInputHead), l3_head_, l3_pub_);
       return false;
     }
     l3_head_ = head;
@@ -337,12 +426,13 @@ class L2Stream {
     if (output_counters_tampered_) return;  // the harness's L3 no longer knows the truth
     uint64_t tail = 0;
     const int32_t word = region_.counter(kOutputTail);
-    SPSQ_FUZZ_CHECK(reconstruct(l3_out_tail_, word, lay_.depth, &tail),
-                    "L2's output tail %d is impossible (known %" PRIu64 ")", word, l3_out_tail_);
-    SPSQ_FUZZ_CHECK(tail - l3_consumed_ <= lay_.depth,
-                    "L2 published %" PRIu64 " outputs past L3's head %" PRIu64 " (depth %" PRIu64
-                    ")",
-                    tail, l3_consumed_, lay_.depth);
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1", reconstruct(l3_out_tail_, word, lay_.depth, &tail),
+                           "L2's output tail %d is impossible (known %" PRIu64 ")", word,
+                           l3_out_tail_);
+    SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S4.NOPROG.1", tail - l3_consumed_ <= lay_.depth,
+                           "L2 published %" PRIu64 " outputs past L3's head %" PRIu64
+                           " (depth %" PRIu64 ")",
+                           tail, l3_consumed_, lay_.depth);
     l3_out_tail_ = tail;
     if (tail == l3_consumed_) return;
     const uint64_t k = l3_consumed_;
@@ -352,19 +442,24 @@ class L2Stream {
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_output_message(uint64_t k) {
-    SPSQ_FUZZ_CHECK(k < out_sent_.size(), "output %" PRIu64 " appeared without a publish", k);
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1", k < out_sent_.size(),
+                           "output %" PRIu64 " appeared without a publish", k);
     const ModelDesc d = region_.desc_at(lay_.output_slot(k));
     const Sent& s = out_sent_[k];
     uint64_t next = 0;
-    SPSQ_FUZZ_CHECK(desc_valid(output_of(lay_), d, k, l3_out_cursor_, &next),
-                    "L2 published an invalid descriptor at output %" PRIu64 ": seq %" PRIu64
-                    " op %" PRIu64 " off %" PRIu64 " n %" PRIu64,
-                    k, d.seq, d.opcode, d.offset, d.nbytes);
-    SPSQ_FUZZ_CHECK(d.opcode == s.opcode && d.offset == s.offset && d.nbytes == s.nbytes,
-                    "output %" PRIu64 " is not the message L2 published", k);
+    SPSQ_FUZZ_CLAUSE_CHECK("W.SEQ.1,W.DESC.1,W.ARENA.1,W.DIR.1,S2.ZERO.1",
+                           desc_valid(output_of(lay_), d, k, l3_out_cursor_, &next),
+                           "L2 published an invalid descriptor at output %" PRIu64 ": seq %" PRIu64
+                           " op %" PRIu64 " off %" PRIu64 " n %" PRIu64,
+                           k, d.seq, d.opcode, d.offset, d.nbytes);
+    SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S4.L2OUT.2",
+                           d.opcode == s.opcode && d.offset == s.offset && d.nbytes == s.nbytes,
+                           "output %" PRIu64 " is not the message L2 published", k);
     for (uint64_t i = 0; i < d.nbytes; ++i) {
-      SPSQ_FUZZ_CHECK(region_.payload()[d.offset + i] == pattern_byte(cfg_.salt ^ 0xa5, k + 1, i),
-                      "output %" PRIu64 " byte %" PRIu64 " differs from what L2 wrote", k, i);
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          "S0.PURPOSE.1,S3.PUB.2",
+          region_.payload()[d.offset + i] == pattern_byte(cfg_.salt ^ 0xa5, k + 1, i),
+          "output %" PRIu64 " byte %" PRIu64 " differs from what L2 wrote", k, i);
     }
     l3_out_cursor_ = next;
   }
@@ -375,16 +470,71 @@ class L2Stream {
     return live_before_ && !input_counters_tampered_ && !vs_.failed && vs_.fault_in == 0;
   }
 
-  SPSQ_FUZZ_NO_COVERAGE PeekExpect predict_peek() const {
-    if (stop_acquired_) return l3_pub_ > acquired_ ? PeekExpect::POISON : PeekExpect::NOTHING;
-    if (acquired_ == l3_pub_) return PeekExpect::NOTHING;
+  // Every DATA handle the window allows is held: peeking now is the misuse
+  // AMB.WINDOW grades (no extra DATA handle; A, B or C).
+  bool window_held_full() const { return held_data_ >= MI; }
+
+  // The legal answers of the next try_peek, from the model.
+  SPSQ_FUZZ_NO_COVERAGE uint32_t predict_peek() const {
+    uint32_t a = 0;
+    if (stop_acquired_) {
+      // A descriptor after STOP poisons with INVALID_DESCRIPTOR (S4.STOP.11).
+      a = l3_pub_ > acquired_ ? kPoisonDesc : kNothing;
+    } else if (acquired_ == l3_pub_) {
+      a = kNothing;
+    } else {
+      const ModelDesc d = region_.desc_at(lay_.input_slot(acquired_));
+      uint64_t next = 0;
+      const bool valid = desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, &next);
+      // An input ERROR shaped like DATA: delivered (OPEN.ERRIN A) or poison (B).
+      ModelDesc as_data = d;
+      as_data.opcode = kOpData;
+      const bool error_in = d.opcode == kOpError &&
+                            desc_valid(input_of(lay_), as_data, acquired_, consumer_cursor_, &next);
+      const bool phys_full = data_out_ >= MI;
+      if (valid && d.opcode == kOpStop) {
+        // STOP takes the extra slot whatever the window; a descriptor already
+        // published behind it may poison as soon as STOP is acquired.
+        a = kProgress | (l3_pub_ > acquired_ + 1 ? kPoisonDesc : 0);
+      } else if (valid || error_in) {
+        const uint32_t take = window_held_full() ? 0u
+                              : phys_full        ? (kProgress | kNothing)  // AMB.WINDOWPHYS
+                                                 : kProgress;
+        a = error_in ? (take | kPoisonDesc | kPoisonLocal) : take;
+      } else {
+        // A bad descriptor poisons; the kind is INVALID_DESCRIPTOR where the
+        // contract fixes it (seq, offsets off the arena rule), any otherwise.
+        a = kPoisonDesc | (d.seq == acquired_ + 1 && !offset_only_fault(d) ? kPoisonLocal : 0);
+      }
+    }
+    if (window_held_full()) a |= kNothing | kSoft | kPoisonLocal;  // AMB.WINDOW A, B, C
+    if (abort_raised() && (a & kNothing)) a |= kRemoteAbort;       // AMB.TRYABORT B
+    return a;
+  }
+
+  // The clauses the next input descriptor breaks, in desc_valid's order (an
+  // endpoint that takes it, or that does not poison, breaks them too).
+  SPSQ_FUZZ_NO_COVERAGE const char* next_desc_clauses() const {
+    if (stop_acquired_) return "S4.STOP.7,S4.STOP.11";
+    if (acquired_ == l3_pub_) return "S4.NOPROG.1,W.CTR.2";
     const ModelDesc d = region_.desc_at(lay_.input_slot(acquired_));
+    if (d.seq != acquired_ + 1) return "W.SEQ.1,S4.POISON.1";
+    if (!input_of(lay_).carries(d.opcode)) return "W.DIR.1,S4.POISON.2";
+    if (d.nbytes == 0) return d.offset == 0 ? "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2" : "S2.ZERO.2";
+    if (d.opcode == kOpStop) return "W.STOP.1,S4.STOP.1";
+    if (d.nbytes > lay_.input_arena_bytes) return "S2.FIT.1,S4.POISON.6";
     uint64_t next = 0;
-    const bool valid = desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, &next);
-    const bool window_full = data_out_ >= MI;
-    if (!valid) return window_full ? PeekExpect::POISON_OR_NOTHING : PeekExpect::POISON;
-    if (d.opcode == kOpData && window_full) return PeekExpect::NOTHING;
-    return PeekExpect::ACQUIRE;
+    if (!desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, &next)) {
+      return "W.ARENA.3,S4.POISON.6";
+    }
+    return "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2";
+  }
+
+  // A descriptor whose only fault is its offset (payload replay).
+  bool offset_only_fault(const ModelDesc& d) const {
+    if (!input_of(lay_).carries(d.opcode) || d.nbytes > lay_.input_arena_bytes) return false;
+    if (d.opcode == kOpStop && d.nbytes != 0) return false;
+    return true;
   }
 
   static void hook_send(void* self) {
@@ -393,16 +543,22 @@ class L2Stream {
   }
 
   void l2_peek(uint64_t timeout, bool hook, uint64_t hook_size, bool blocking) {
-    SpscQueueInputHandle h{};
+    calling();
+    Handle h{};
     if (blocking && timeout == 0) {
-      const uint64_t t0 = FuzzClock::now();
+      const uint64_t t0 = FuzzTime::now();
       const bool ok = ep_.input().peek(0, h);
-      check_no_attempt(ok, t0);
+      if (live_before_) check_no_attempt(ok, t0);
+      check_dead_refuses(ok, "peek(0)");
       return;
     }
     const bool predict = !blocking && input_predictable();
-    const PeekExpect want = predict ? predict_peek() : PeekExpect::NOTHING;
-    const uint64_t t0 = FuzzClock::now();
+    const uint32_t want = predict ? predict_peek() : 0;
+    const bool held_full = window_held_full();
+    // AMB.WINDOW: L2 code must not peek with a full window; the endpoint may
+    // answer that misuse with a refusal that leaves a kind, or with poison.
+    if (held_full) misuse_step_ = soft_ok_ = true;
+    const uint64_t t0 = FuzzTime::now();
     if (hook) {
       hook_size_ = hook_size;
       vs_.wait_hook = &hook_send;
@@ -410,134 +566,175 @@ class L2Stream {
     }
     const bool ok = blocking ? ep_.input().peek(timeout, h) : ep_.input().try_peek(h);
     vs_.wait_hook = nullptr;
+    if (held_full && live_before_ && !ep_.live()) misuse_ = true;
+    check_dead_refuses(ok, blocking ? "peek" : "try_peek");
     if (ok) {
-      SPSQ_FUZZ_CHECK(!predict || want == PeekExpect::ACQUIRE, "try_peek acquired, model says %d",
-                      static_cast<int>(want));
+      SPSQ_FUZZ_CLAUSE_CHECK(next_desc_clauses(), !predict || (want & kProgress),
+                             "try_peek acquired, the model allows answers %#x", want);
       on_acquired(h);
       return;
     }
-    if (predict) {
-      SPSQ_FUZZ_CHECK(want != PeekExpect::ACQUIRE,
-                      "try_peek refused message %" PRIu64 " the model says is available: %s",
-                      acquired_ + 1, ep_.error().message);
-      if (want == PeekExpect::POISON) {
-        SPSQ_FUZZ_CHECK(ep_.error().kind == SpscQueueErrorKind::INVALID_DESCRIPTOR,
-                        "bad descriptor %" PRIu64 " did not poison (kind %u)", acquired_ + 1,
-                        static_cast<unsigned>(ep_.error().kind));
-      }
-      if (want == PeekExpect::NOTHING) {
-        SPSQ_FUZZ_CHECK(ep_.live(), "try_peek with nothing to take poisoned: %s",
-                        ep_.error().message);
-      }
+    if (predict) check_refusal(want, "try_peek");
+    if (blocking && ep_.live() && !held_full && kind() == wire::kKindNone) {
+      check_expired(t0, timeout, input_predictable() && predict_peek() == kProgress,
+                    "S3.TO.4,S3.TO.8");
     }
-    if (blocking && ep_.live())
-      check_expired(t0, timeout, input_predictable() && predict_peek() == PeekExpect::ACQUIRE);
+  }
+
+  // A refusal (false) of a predicted call is one of the legal answers.
+  SPSQ_FUZZ_NO_COVERAGE void check_refusal(uint32_t want, const char* call) {
+    SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S3.TO.4,LIVE.2", want != kProgress,
+                           "%s refused message %" PRIu64 " the model says is available: %s", call,
+                           acquired_ + 1, message());
+    const uint32_t k = kind();
+    if (ep_.live()) {
+      if (k == wire::kKindNone) {
+        SPSQ_FUZZ_CLAUSE_CHECK(next_desc_clauses(), want & kNothing,
+                               "%s: a bad descriptor did not poison (answers %#x)", call, want);
+      } else {
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5", want & kSoft, "%s stayed live with error kind %u: %s",
+                               call, k, message());
+      }
+      return;
+    }
+    bool legal = false;
+    if (k == wire::kInvalidDescriptor)
+      legal = want & (kPoisonDesc | kPoisonLocal);
+    else if (k == wire::kRemoteAborted)
+      legal = want & kRemoteAbort;
+    else
+      legal = want & kPoisonLocal;
+    SPSQ_FUZZ_CLAUSE_CHECK((want & kPoisonDesc) ? "S4.POISON.1,S4.STOP.11,W.SEQ.1,W.ARENA.3"
+                                                : "S4.NOPROG.1,S4.NOPROG.3,AMB.EMPTYIN,S3.TO.6",
+                           legal, "%s poisoned with kind %u (answers %#x): %s", call, k, want,
+                           message());
+  }
+
+  // A dead endpoint rejects every normal operation (S4.POISON.14).
+  SPSQ_FUZZ_NO_COVERAGE void check_dead_refuses(bool ok, const char* call) {
+    SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14", live_before_ || !ok,
+                           "%s succeeded on a poisoned endpoint", call);
   }
 
   // timeout 0 on a blocking call: a live no-attempt.
   SPSQ_FUZZ_NO_COVERAGE void check_no_attempt(bool ok, uint64_t t0) {
-    SPSQ_FUZZ_CHECK(!ok, "a zero timeout made progress");
-    SPSQ_FUZZ_CHECK(vs_.calls == calls_before_, "a zero timeout touched shared memory");
-    SPSQ_FUZZ_CHECK(FuzzClock::now() == t0, "a zero timeout waited");
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.2", !ok, "a zero timeout made progress");
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.3", vs_.calls == calls_before_,
+                           "a zero timeout touched shared memory");
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1", FuzzTime::now() == t0, "a zero timeout waited");
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.2", ep_.live(), "a zero timeout poisoned: %s", message());
   }
 
   // A blocking call that returned false on a live endpoint: the deadline
   // passed with nothing to do and the peer's abort flag down.
-  SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available) {
-    SPSQ_FUZZ_CHECK(!available, "blocking call gave up with work available");
-    SPSQ_FUZZ_CHECK(FuzzClock::now() - t0 >= timeout,
-                    "blocking call returned after %" PRIu64 " of %" PRIu64 " ns",
-                    FuzzClock::now() - t0, timeout);
-    SPSQ_FUZZ_CHECK(region_.counter(kInitiatorAbort) < 1,
-                    "timeout expired with the initiator abort flag at %d and no REMOTE_ABORTED",
-                    region_.counter(kInitiatorAbort));
+  SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available,
+                                           const char* clauses) {
+    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !available, "blocking call gave up with work available");
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8,W.VIEW.3", FuzzTime::now() - t0 >= timeout,
+                           "blocking call returned after %" PRIu64 " of %" PRIu64 " ns",
+                           FuzzTime::now() - t0, timeout);
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7", !abort_raised(),
+                           "timeout expired with the initiator abort flag at %d and no "
+                           "REMOTE_ABORTED",
+                           region_.counter(kInitiatorAbort));
   }
 
-  SPSQ_FUZZ_NO_COVERAGE void check_handle(const SpscQueueInputHandle& h, uint64_t* next_cursor) {
-    SPSQ_FUZZ_CHECK(!stop_acquired_, "acquired seq %" PRIu64 " after STOP", h.seq);
-    SPSQ_FUZZ_CHECK(h.seq == acquired_ + 1, "acquired seq %" PRIu64 ", want %" PRIu64, h.seq,
-                    acquired_ + 1);
-    const uint64_t opcode = static_cast<uint64_t>(h.opcode);
-    SPSQ_FUZZ_CHECK(opcode == kOpData || opcode == kOpStop, "acquired opcode %" PRIu64, opcode);
-    SPSQ_FUZZ_CHECK(opcode == kOpStop || data_out_ < MI,
-                    "acquired DATA past the window of %" PRIu64, MI);
-    // The handle obeys the arena rule and stays inside the input arena.
-    const ModelDesc d{h.seq, static_cast<uint64_t>(h.opcode), h.payload_offset, h.payload_nbytes};
-    SPSQ_FUZZ_CHECK(desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, next_cursor),
-                    "handle seq %" PRIu64 " breaks the contract: op %" PRIu64 " [%" PRIu64
-                    ", +%" PRIu64 ")",
-                    h.seq, static_cast<uint64_t>(h.opcode), h.payload_offset, h.payload_nbytes);
-    if (h.payload_nbytes == 0) {
-      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(h) == nullptr, "zero-byte handle exposes a pointer");
-    } else {
-      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(h) == region_.payload() + h.payload_offset,
-                      "handle payload pointer is not its offset");
-    }
+  // Payload offset of a span the endpoint lent (0 for an empty one).
+  uint64_t offset_of(const uint8_t* p, uint64_t n) const {
+    if (n == 0) return 0;
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p) - region_.payload_base());
+  }
+
+  SPSQ_FUZZ_NO_COVERAGE void check_handle(const Handle& h, uint64_t* next_cursor) {
+    const uint64_t seq = Api::seq(h), opcode = Api::opcode(h), n = Api::nbytes(h);
+    const uint64_t off = offset_of(Api::payload(h), n);
+    SPSQ_FUZZ_CLAUSE_CHECK("S4.STOP.7,S4.STOP.11", !stop_acquired_,
+                           "acquired seq %" PRIu64 " after STOP", seq);
+    SPSQ_FUZZ_CLAUSE_CHECK("W.SEQ.1,S0.PURPOSE.1,S2.SEQ.1", seq == acquired_ + 1,
+                           "acquired seq %" PRIu64 ", want %" PRIu64, seq, acquired_ + 1);
+    SPSQ_FUZZ_CLAUSE_CHECK("W.DIR.1,S2.OPC.1,S4.POISON.2",
+                           opcode == kOpData || opcode == kOpStop || opcode == kOpError,
+                           "acquired opcode %" PRIu64, opcode);
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2", opcode == kOpStop || !window_held_full(),
+        "acquired a message with %" PRIu64 " DATA handles held (window %" PRIu64 ")", held_data_,
+        MI);
+    // The handle obeys the arena rule and stays inside the input arena (an
+    // input ERROR is judged as the DATA it is delivered like: OPEN.ERRIN A).
+    ModelDesc d{seq, opcode == kOpError ? kOpData : opcode, off, n};
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ARENA.1,W.ARENA.3,S2.ZERO.1,W.STOP.1,S4.STOP.1,S2.OFF.1",
+                           desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, next_cursor),
+                           "handle seq %" PRIu64 " breaks the contract: op %" PRIu64 " [%" PRIu64
+                           ", +%" PRIu64 ")",
+                           seq, opcode, off, n);
     // What L3 sent, byte-exact, when nothing tampered with it (a forged head
     // counter makes the harness's L3 overwrite slots L2 has not consumed).
     const uint64_t k = acquired_;
     if (k < sent_.size() && !sent_[k].crafted && !input_desc_tampered_ &&
         !input_counters_tampered_) {
       const Sent& s = sent_[k];
-      SPSQ_FUZZ_CHECK(
-          static_cast<uint64_t>(h.opcode) == s.opcode && h.payload_offset == s.offset &&
-              h.payload_nbytes == s.nbytes,
-          "handle seq %" PRIu64 " is not the message L3 sent", h.seq);
+      SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.5",
+                             opcode == s.opcode && off == s.offset && n == s.nbytes,
+                             "handle seq %" PRIu64 " is not the message L3 sent", seq);
       if (!payload_tampered_) {
-        for (uint64_t i = 0; i < h.payload_nbytes; ++i) {
-          SPSQ_FUZZ_CHECK(spsc_queue::payload_data(h)[i] == pattern_byte(cfg_.salt, h.seq, i),
-                          "handle seq %" PRIu64 " byte %" PRIu64 " differs from what L3 sent",
-                          h.seq, i);
+        const uint8_t* p = Api::payload(h);
+        for (uint64_t i = 0; i < n; ++i) {
+          SPSQ_FUZZ_CLAUSE_CHECK(
+              "S0.PURPOSE.1,S3.PUB.5", p[i] == pattern_byte(cfg_.salt, seq, i),
+              "handle seq %" PRIu64 " byte %" PRIu64 " differs from what L3 sent", seq, i);
         }
       }
     }
   }
 
-  void on_acquired(const SpscQueueInputHandle& h) {
+  void on_acquired(const Handle& h) {
     uint64_t next = 0;
     check_handle(h, &next);
-    held_.push_back(Held{h, acquired_});
+    const bool stop = Api::opcode(h) == kOpStop;
+    held_.push_back(Held{h, acquired_, !stop});
     released_.push_back(false);
     consumer_cursor_ = next;
-    if (static_cast<uint64_t>(h.opcode) == kOpStop) {
+    if (stop) {
       stop_acquired_ = true;
       stop_k_ = acquired_;
     } else {
       ++data_out_;
+      ++held_data_;
     }
     ++acquired_;
   }
 
   void l2_release(uint8_t which) {
     if (held_.empty()) return;
+    calling();
     const size_t i = which % held_.size();
-    const Held hd = held_[i];
-    const bool ok = ep_.input().release(hd.h);
+    call_op_ = wire::kOpInputRelease;
+    const bool ok = ep_.input().release(held_[i].h);
+    check_dead_refuses(ok, "release");
     if (!live_before_) return;
     if (!ok) {
-      SPSQ_FUZZ_CHECK(vs_.failed, "release of held seq %" PRIu64 " failed: %s", hd.h.seq,
-                      ep_.error().message);
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.OWN.1,W.VIEW.2", vs_.failed,
+                             "release of held seq %" PRIu64 " failed: %s", Api::seq(held_[i].h),
+                             message());
+      soft_ok_ = true;  // a failed read without mutation may leave it live (AMB.READFAIL)
       return;
     }
     on_released(i);
   }
 
   // The model's side of a successful release: the completed FIFO prefix is
-  // physically released, one head write per entry.
+  // physically released (the head, checked after the step, follows it).
   void on_released(size_t i) {
     const Held hd = held_[i];
     held_.erase(held_.begin() + static_cast<std::ptrdiff_t>(i));
     released_[hd.k] = true;
     last_released_ = hd.h;
     have_released_ = true;
-    const uint64_t head_before = phys_head_;
+    if (hd.data) --held_data_;
     while (phys_head_ < acquired_ && released_[phys_head_]) {
       if (phys_head_ != stop_k_ || !stop_acquired_) --data_out_;
       ++phys_head_;
     }
-    SPSQ_FUZZ_CHECK(static_cast<uint64_t>(notes_at(kInputHead)) == phys_head_ - head_before,
-                    "release wrote the head %d times, the FIFO prefix moved %" PRIu64,
-                    notes_at(kInputHead), phys_head_ - head_before);
   }
 
   // ------------------------------------------------------------ L2 output
@@ -551,58 +748,87 @@ class L2Stream {
 
   void l2_reserve(uint64_t n, uint64_t timeout, bool hook, bool blocking) {
     if (active_) return;  // a second reservation is misuse, driven by kL2Misuse
-    SpscQueueOutputReservation r{};
+    calling();
+    Reservation r{};
     if (blocking && timeout == 0) {
-      const uint64_t t0 = FuzzClock::now();
-      check_no_attempt(ep_.output().reserve(n, 0, r), t0);
+      const uint64_t t0 = FuzzTime::now();
+      const bool ok = ep_.output().reserve(n, 0, r);
+      if (live_before_) check_no_attempt(ok, t0);
+      check_dead_refuses(ok, "reserve(0)");
       return;
     }
     const bool predict = !blocking && output_predictable();
     const bool room = predict && output_room(n);
-    const uint64_t t0 = FuzzClock::now();
+    const uint64_t t0 = FuzzTime::now();
     if (hook) {
       vs_.wait_hook = &hook_consume;
       vs_.wait_hook_arg = this;
     }
     const bool ok = blocking ? ep_.output().reserve(n, timeout, r) : ep_.output().try_reserve(n, r);
     vs_.wait_hook = nullptr;
-    if (predict) {
-      SPSQ_FUZZ_CHECK(ok == room, "try_reserve(%" PRIu64 ") returned %d, the model says %d: %s", n,
-                      ok, room, ep_.error().message);
-      SPSQ_FUZZ_CHECK(ep_.live(), "try_reserve(%" PRIu64 ") poisoned: %s", n, ep_.error().message);
-    }
+    check_dead_refuses(ok, blocking ? "reserve" : "try_reserve");
+    if (predict) check_reserve_answer(n, ok, room);
     if (ok) {
       on_reserved(r, n);
       return;
     }
-    if (blocking && ep_.live() && n <= lay_.output_arena_bytes) {
-      check_expired(t0, timeout, output_predictable() && output_room(n));
+    if (blocking && ep_.live() && n <= lay_.output_arena_bytes && kind() == wire::kKindNone) {
+      check_expired(t0, timeout, output_predictable() && output_room(n), refusal_clauses(n));
     }
+  }
+
+  SPSQ_FUZZ_NO_COVERAGE void check_reserve_answer(uint64_t n, bool ok, bool room) {
+    if (ok) {
+      const bool ring_full = out_pub_ - l3_consumed_ >= lay_.depth;
+      SPSQ_FUZZ_CLAUSE_CHECK(ring_full ? "S2.CAP.1,S4.NOPROG.1" : "W.ARENA.2,S4.NOPROG.2", room,
+                             "try_reserve(%" PRIu64 ") succeeded without room", n);
+      return;
+    }
+    SPSQ_FUZZ_CLAUSE_CHECK(refusal_clauses(n), !room,
+                           "try_reserve(%" PRIu64 ") refused, the model has room: %s", n,
+                           message());
+    if (!ep_.live()) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S4.NOPROG.2,S3.TO.6",
+                             kind() == wire::kRemoteAborted && abort_raised(),
+                             "try_reserve(%" PRIu64 ") poisoned: %s", n, message());
+    } else {
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5,S4.NOPROG.2", kind() == wire::kKindNone,
+                             "try_reserve(%" PRIu64 ") refused with error kind %u: %s", n, kind(),
+                             message());
+    }
+  }
+
+  // What refusing a reservation the model has room for breaks: on an idle
+  // arena, where only the literal room bound refuses it (AMB.ROOM B), the
+  // liveness clauses; one short of depth, capacity; else the room rule.
+  const char* refusal_clauses(uint64_t n) const {
+    const Placement p = place(out_cursor_, n, lay_.output_arena, lay_.output_arena_bytes);
+    const uint64_t released = released_out_cursor();
+    if (n != 0 && p.next - released > lay_.output_arena_bytes) return "LIVE.1,W.LIVE.1,W.LIVE.3";
+    if (out_pub_ - l3_consumed_ == lay_.depth - 1) return "S2.CAP.1";
+    return "W.ARENA.2,LIVE.1";
+  }
+
+  uint64_t released_out_cursor() const {
+    return l3_consumed_ == 0 ? 0 : out_cursor_after_[l3_consumed_ - 1];
   }
 
   SPSQ_FUZZ_NO_COVERAGE bool output_room(uint64_t n) const {
-    const uint64_t released_cursor = l3_consumed_ == 0 ? 0 : out_cursor_after_[l3_consumed_ - 1];
     const Placement p = place(out_cursor_, n, lay_.output_arena, lay_.output_arena_bytes);
-    return has_room(out_pub_, l3_consumed_, lay_.depth, out_cursor_, released_cursor, p, n,
+    return has_room(out_pub_, l3_consumed_, lay_.depth, out_cursor_, released_out_cursor(), p, n,
                     lay_.output_arena_bytes);
   }
 
-  SPSQ_FUZZ_NO_COVERAGE void on_reserved(const SpscQueueOutputReservation& r, uint64_t n) {
-    SPSQ_FUZZ_CHECK(n <= lay_.output_arena_bytes,
-                    "reserved %" PRIu64 " bytes of a %" PRIu64 "-byte arena", n,
-                    lay_.output_arena_bytes);
+  SPSQ_FUZZ_NO_COVERAGE void on_reserved(const Reservation& r, uint64_t n) {
+    SPSQ_FUZZ_CLAUSE_CHECK("S2.FIT.1,W.ARENA.2", n <= lay_.output_arena_bytes,
+                           "reserved %" PRIu64 " bytes of a %" PRIu64 "-byte arena", n,
+                           lay_.output_arena_bytes);
     const Placement p = place(out_cursor_, n, lay_.output_arena, lay_.output_arena_bytes);
-    SPSQ_FUZZ_CHECK(r.payload_nbytes == n && r.payload_offset == p.offset,
-                    "reservation [%" PRIu64 ", +%" PRIu64 "), the arena rule says [%" PRIu64
-                    ", +%" PRIu64 ")",
-                    r.payload_offset, r.payload_nbytes, p.offset, n);
-    if (n == 0) {
-      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(r) == nullptr,
-                      "zero-byte reservation exposes a pointer");
-    } else {
-      SPSQ_FUZZ_CHECK(spsc_queue::payload_data(r) == region_.payload() + r.payload_offset,
-                      "reservation pointer is not its offset");
-    }
+    const uint64_t rn = Api::nbytes(r), off = offset_of(Api::payload(r), rn);
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ARENA.1,W.ARENA.4,S2.WRAP.1,S2.ZERO.1", rn == n && off == p.offset,
+                           "reservation [%" PRIu64 ", +%" PRIu64 "), the arena rule says [%" PRIu64
+                           ", +%" PRIu64 ")",
+                           off, rn, p.offset, n);
     active_ = true;
     r_ = r;
     r_next_cursor_ = p.next;
@@ -610,51 +836,58 @@ class L2Stream {
 
   void l2_publish(uint64_t opcode) {
     if (!active_) return;
+    calling();
     const uint64_t seq = out_pub_ + 1;
-    for (uint64_t i = 0; i < r_.payload_nbytes; ++i) {
-      spsc_queue::payload_data(r_)[i] = pattern_byte(cfg_.salt ^ 0xa5, seq, i);
-    }
-    const bool ok = ep_.output().publish(r_, static_cast<SpscQueueOpcode>(opcode));
+    const uint64_t n = Api::nbytes(r_);
+    uint8_t* dst = Api::payload(r_);
+    for (uint64_t i = 0; i < n; ++i) dst[i] = pattern_byte(cfg_.salt ^ 0xa5, seq, i);
+    call_op_ = wire::kOpOutputPublish;
+    const bool ok = ep_.output().publish(r_, Api::opcode_value(opcode));
     active_ = false;  // consumed either way
     last_published_ = r_;
     have_published_ = true;
+    check_dead_refuses(ok, "publish");
     if (!live_before_) return;
     if (!ok) {
-      SPSQ_FUZZ_CHECK(vs_.failed, "publish of the active reservation failed: %s",
-                      ep_.error().message);
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.2,W.VIEW.2", vs_.failed,
+                             "publish of the active reservation failed: %s", message());
       return;
     }
-    check_publish(opcode, seq);
-    out_sent_.push_back(Sent{opcode, r_.payload_offset, r_.payload_nbytes, false});
+    const uint64_t off = offset_of(dst, n);
+    check_publish(opcode, seq, off, n);
+    out_sent_.push_back(Sent{opcode, off, n, false});
     out_cursor_after_.push_back(r_next_cursor_);
     out_cursor_ = r_next_cursor_;
     ++out_pub_;
   }
 
   // Payload, then descriptor bytes 8..31, then seq, then the tail counter.
-  SPSQ_FUZZ_NO_COVERAGE void check_publish(uint64_t opcode, uint64_t seq) {
+  SPSQ_FUZZ_NO_COVERAGE void check_publish(uint64_t opcode, uint64_t seq, uint64_t off,
+                                           uint64_t n) {
     const uint64_t slot = lay_.output_slot(out_pub_);
     const ModelDesc d = region_.desc_at(slot);
-    SPSQ_FUZZ_CHECK(d.seq == seq && d.opcode == opcode && d.offset == r_.payload_offset &&
-                        d.nbytes == r_.payload_nbytes,
-                    "published descriptor differs from the reservation");
-    for (uint64_t i = 0; i < r_.payload_nbytes; ++i) {
-      SPSQ_FUZZ_CHECK(
-          region_.payload()[r_.payload_offset + i] == pattern_byte(cfg_.salt ^ 0xa5, seq, i),
-          "published payload byte %" PRIu64 " differs", i);
+    SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.2,W.DESC.1,S2.DESC.1,W.SEQ.1",
+                           d.seq == seq && d.opcode == opcode && d.offset == off && d.nbytes == n,
+                           "published descriptor differs from the reservation");
+    for (uint64_t i = 0; i < n; ++i) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.2,S0.PURPOSE.1",
+                             region_.payload()[off + i] == pattern_byte(cfg_.salt ^ 0xa5, seq, i),
+                             "published payload byte %" PRIu64 " differs", i);
     }
-    SPSQ_FUZZ_CHECK(vs_.logged <= FuzzViewState::kLogCapacity, "publish log overflow");
+    if (vs_.logged > FuzzViewState::kLogCapacity) return;  // too long to judge the order
     int last_payload = -1, first_desc = vs_.logged, last_body = -1, first_seq = vs_.logged,
-        last_seq = -1, tail = -1;
+        last_seq = -1, tail = -1, last_write = -1;
     for (int i = 0; i < vs_.logged; ++i) {
       const Access& a = vs_.log[i];
       if (a.kind == AccessKind::NOTIFY && a.offset == kOutputTail) tail = i;
       if (a.kind != AccessKind::WRITE) continue;
+      last_write = i;
       const uint64_t lo = a.offset, hi = a.offset + a.nbytes;
       const bool touches_seq = lo < slot + 8 && hi > slot;
       const bool touches_body = lo < slot + 32 && hi > slot + 8;
       if (touches_seq || touches_body) {
-        SPSQ_FUZZ_CHECK(!(touches_seq && touches_body), "seq written together with the body");
+        SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1", !(touches_seq && touches_body),
+                               "seq written together with the body");
         if (first_desc == vs_.logged) first_desc = i;
         if (touches_body) last_body = i;
         if (touches_seq) {
@@ -665,67 +898,135 @@ class L2Stream {
         last_payload = i;
       }
     }
-    SPSQ_FUZZ_CHECK(last_payload < first_desc, "payload written after the descriptor");
-    SPSQ_FUZZ_CHECK(last_seq >= 0 && last_body < first_seq, "seq not written after bytes 8..31");
-    SPSQ_FUZZ_CHECK(tail == vs_.logged - 1 && tail > last_seq,
-                    "tail not published last, after seq");
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,S3.PUB.2,S3.PUB.3", last_payload < first_desc,
+                           "payload written after the descriptor");
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1", last_seq >= 0 && last_body < first_seq,
+                           "seq not written after bytes 8..31");
+    SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1", tail > last_seq && tail > last_write,
+                           "tail not published last, after seq");
   }
 
   // ------------------------------------------------------------ misuse
 
+  // A handle of another queue: the other queue's first input, taken once.
+  bool foreign_handle(Handle* out) {
+    if (!foreign_) {
+      foreign_.reset(new Foreign(cfg_));
+      if (!foreign_->ep.live()) return false;
+      FuzzMemory& m = foreign_->mem;
+      const ModelLayout& l = m.layout();
+      const uint64_t n = 1 + cfg_.salt % 8;
+      for (uint64_t i = 0; i < n; ++i) m.payload()[l.input_arena + i] = pattern_byte(0, 1, i);
+      m.put_desc_at(l.input_slot(0), ModelDesc{1, kOpData, l.input_arena, n});
+      m.set_counter(kInputTail, 1);
+      foreign_->have = foreign_->ep.input().try_peek(foreign_->h);
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.5,S4.NOPROG.1", foreign_->have,
+                             "a second queue did not deliver its first input");
+    }
+    if (!foreign_->have) return false;
+    *out = foreign_->h;
+    return true;
+  }
+
   void l2_misuse(uint8_t variant, uint8_t arg) {
     bool ok = false;
+    const char* clauses = "S4.POISON.9";
     switch (variant) {
       case kReleaseStale:
         if (!have_released_) return;
+        calling();
+        call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(last_released_);
+        clauses = "S4.POISON.9,S4.L3OUT.3";
         break;
-      case kReleaseBadSeq:
+      case kReleaseBadSeq: {
+        if (held_.empty()) return;
+        Handle h = held_[arg % held_.size()].h;
+        const uint64_t forged = Api::seq(h) + 1 + arg % 3;
+        Api::forge_seq(h, forged);
+        calling();
+        // A forged handle equal, in every field the contract shows, to one L2
+        // holds may be taken for that handle; any other must poison.
+        for (size_t i = 0; i < held_.size(); ++i) {
+          const Handle& g = held_[i].h;
+          if (Api::seq(g) != forged || Api::opcode(g) != Api::opcode(h) ||
+              Api::nbytes(g) != Api::nbytes(h) || Api::payload(g) != Api::payload(h)) {
+            continue;
+          }
+          call_op_ = wire::kOpInputRelease;
+          const bool legit = ep_.input().release(h);
+          check_dead_refuses(legit, "release");
+          if (!live_before_) return;
+          if (legit) {
+            on_released(i);
+          } else {
+            misuse_step_ = misuse_ = true;
+            SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.9,W.VIEW.2", !ep_.live() || vs_.failed,
+                                   "a refused release did not poison");
+          }
+          return;
+        }
+        call_op_ = wire::kOpInputRelease;
+        ok = ep_.input().release(h);
+        break;
+      }
       case kReleaseBadOwner: {
         if (held_.empty()) return;
-        SpscQueueInputHandle h = held_[arg % held_.size()].h;
-        if (variant == kReleaseBadSeq) {
-          h.seq += 1 + arg % 3;
-        } else {
-          h.owner_cookie ^= 0x1000;
-        }
-        // A forged handle equal to one L2 holds is that handle.
-        for (size_t i = 0; i < held_.size(); ++i) {
-          const SpscQueueInputHandle& g = held_[i].h;
-          if (g.seq == h.seq && g.opcode == h.opcode && g.payload_offset == h.payload_offset &&
-              g.payload_nbytes == h.payload_nbytes && g.owner_cookie == h.owner_cookie) {
-            const bool legit = ep_.input().release(h);
-            if (live_before_ && legit) on_released(i);
-            if (live_before_ && !legit) SPSQ_FUZZ_CHECK(vs_.failed, "legit release failed");
-            return;
-          }
-        }
+        Handle h{};
+        if (!foreign_handle(&h)) return;
+        calling();
+        call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(h);
+        clauses = "S4.POISON.9,S4.L3OUT.3,S4.OWN.1";
         break;
       }
       case kReserveTwice: {
         if (!active_) return;
-        SpscQueueOutputReservation r{};
+        calling();
+        Reservation r{};
         ok = ep_.output().try_reserve(arg, r);
-        break;
+        misuse_step_ = true;
+        if (!live_before_) {
+          check_dead_refuses(ok, "try_reserve");
+          return;
+        }
+        if (!ep_.live()) misuse_ = true;
+        // AMB.RESERVE: refused and live (A), poison (B), or the active
+        // reservation again (C); a second, distinct one is FAIL.
+        if (ok) {
+          SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.1,S4.L2OUT.7",
+                                 Api::nbytes(r) == Api::nbytes(r_) &&
+                                     Api::payload(r) == Api::payload(r_) && ep_.live(),
+                                 "a second reserve gave a second reservation");
+        }
+        if (ep_.live()) soft_ok_ = true;
+        return;
       }
       case kPublishStale:
         if (!have_published_) return;
-        ok = ep_.output().publish(last_published_, SpscQueueOpcode::DATA);
+        calling();
+        call_op_ = wire::kOpOutputPublish;
+        ok = ep_.output().publish(last_published_, Api::opcode_value(kOpData));
+        clauses = "S4.L2OUT.3,S4.L2OUT.4,S4.L2OUT.5";
         break;
       case kPublishBadOp: {
         if (!active_) return;
+        calling();
         static constexpr uint64_t kBad[3] = {kOpStop, kOpInvalid, 7};
-        ok = ep_.output().publish(r_, static_cast<SpscQueueOpcode>(kBad[arg % 3]));
+        call_op_ = wire::kOpOutputPublish;
+        ok = ep_.output().publish(r_, Api::opcode_value(kBad[arg % 3]));
         active_ = false;
+        clauses = arg % 3 == 0 ? "S2.STOP.1,S4.POISON.3,W.DIR.1" : "S4.POISON.2,W.ENUM.1,W.DIR.1";
         break;
       }
     }
     misuse_step_ = true;
+    check_dead_refuses(ok, "misuse");
     if (!live_before_) return;
     misuse_ = true;
-    SPSQ_FUZZ_CHECK(!ok, "misuse %u succeeded", variant);
-    SPSQ_FUZZ_CHECK(!ep_.live(), "misuse %u did not poison", variant);
+    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ok, "misuse %u succeeded", variant);
+    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ep_.live() || vs_.failed, "misuse %u did not poison", variant);
+    if (ep_.live()) soft_ok_ = true;  // a failed view may refuse before judging
   }
 
   // ------------------------------------------------------------ hostile L3
@@ -773,65 +1074,96 @@ class L2Stream {
 
   // ------------------------------------------------------------ after every step
 
+  // The error is still the first one (compared in place: no copy per step).
+  SPSQ_FUZZ_NO_COVERAGE bool error_unchanged() const {
+    const ErrorSnap& b = err_before_;
+    return Api::kind(ep_) == b.kind && Api::op(ep_) == b.op && Api::session(ep_) == b.session &&
+           Api::transaction(ep_) == b.txn &&
+           std::strncmp(Api::message(ep_), b.message, sizeof(b.message) - 1) == 0;
+  }
+
   SPSQ_FUZZ_NO_COVERAGE void end_step(uint8_t kind) {
-    const SpscQueueError& e = ep_.error();
-    const bool dead_before = !live_before_;
-    // A dead endpoint stays dead with the same error and touches nothing.
-    if (dead_before) {
-      SPSQ_FUZZ_CHECK(!ep_.live(), "a dead endpoint came back to life");
-      SPSQ_FUZZ_CHECK(same_error(e, err_before_), "first error replaced: '%s' -> '%s'",
-                      err_before_.message, e.message);
-      SPSQ_FUZZ_CHECK(vs_.calls == calls_before_,
-                      "dead endpoint made %" PRIu64 " shared accesses in step %u",
-                      vs_.calls - calls_before_, kind);
+    // Only a new error, or a live endpoint's kind, needs the whole error.
+    ErrorSnap& e = err_now_;  // the other fields are read only where it was taken
+    e.kind = Api::kind(ep_);
+    if ((live_before_ && !ep_.live()) || (ep_.live() && e.kind != wire::kKindNone)) e = snap();
+    // A dead endpoint stays dead with the same error and writes nothing.
+    if (!live_before_) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14", !ep_.live(), "a dead endpoint came back to life");
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14,W.ERR.1", error_unchanged(),
+                             "first error replaced: '%s' -> '%s'", err_before_.message, message());
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14,S4.POISON.15", vs_.writes == writes_before_,
+                             "dead endpoint wrote shared memory in step %u", kind);
     }
     if (!live_ok_) return;
     check_counter_writes();
-    SPSQ_FUZZ_CHECK(ep_.live() == (e.kind == SpscQueueErrorKind::NONE),
-                    "live() disagrees with error()");
+    if (!ep_.live()) {
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5,W.ERR.1", e.kind != wire::kKindNone,
+                             "a poisoned endpoint reports kind NONE");
+    } else if (e.kind != wire::kKindNone) {
+      // Live with a kind: a refusal some reading allows (AMB.WINDOW B,
+      // AMB.RESERVE A, AMB.READFAIL B), cleared by the next call.
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5", soft_ok_ || (vs_.failed && call_step_),
+                             "live with error kind %u after %s: %s", e.kind, kOpNames[kind],
+                             e.message);
+      soft_ok_ = true;
+    }
     // A new error must be one this step can explain.
     if (live_before_ && !ep_.live()) {
-      SPSQ_FUZZ_CHECK(
-          e.has_identity() && e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
-          "poison without the RegionInstance identity");
-      SPSQ_FUZZ_CHECK(e.message[0] != '\0' && std::memchr(e.message, 0, sizeof(e.message)),
-                      "poison without a message");
-      SPSQ_FUZZ_CHECK(
-          e.op >= SpscQueueOp::TIMEOUT && e.op <= SpscQueueOp::OUTPUT_PUBLISH,
-          "poison recorded op %u", static_cast<unsigned>(e.op));
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1,W.ERR.2", e.session == kSession && e.txn == kTxn,
+                             "poison without the RegionInstance identity");
+      SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.1", e.message[0] != '\0', "poison without a message");
+      SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.3", e.op >= wire::kOpTimeout && e.op <= wire::kOpOutputPublish,
+                             "poison recorded op %u", e.op);
+      // A release or publish that poisons records its own operation (the
+      // op of a remote abort is open: AMB.TIMEOUTOP).
+      SPSQ_FUZZ_CLAUSE_CHECK(
+          call_op_ == wire::kOpInputRelease ? "W.ENUM.3,S4.POISON.9" : "W.ENUM.3,S4.L2OUT.3",
+          call_op_ == 0 || e.kind == wire::kRemoteAborted || e.op == call_op_,
+          "poison in %s recorded op %u", call_op_ == wire::kOpInputRelease ? "release" : "publish",
+          e.op);
       switch (e.kind) {
-        case SpscQueueErrorKind::ENDPOINT_ERROR:
-          SPSQ_FUZZ_CHECK(vs_.failed, "ENDPOINT_ERROR with a healthy view: %s", e.message);
+        case wire::kEndpointError:
+          SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.2", vs_.failed, "ENDPOINT_ERROR with a healthy view: %s",
+                                 e.message);
           break;
-        case SpscQueueErrorKind::REMOTE_ABORTED:
-          SPSQ_FUZZ_CHECK(region_.counter(kInitiatorAbort) >= 1,
-                          "REMOTE_ABORTED with the initiator flag at %d",
-                          region_.counter(kInitiatorAbort));
+        case wire::kRemoteAborted:
+          SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.12,W.FLAG.2", abort_raised(),
+                                 "REMOTE_ABORTED with the initiator flag at %d",
+                                 region_.counter(kInitiatorAbort));
           break;
-        case SpscQueueErrorKind::OWNERSHIP:
-        case SpscQueueErrorKind::BAD_ARGUMENT:
-          SPSQ_FUZZ_CHECK(misuse_step_, "%s without misuse: %s",
-                          spsc_queue::error_kind_name(e.kind), e.message);
+        case wire::kInvalidDescriptor:
+          SPSQ_FUZZ_CLAUSE_CHECK("S2.ERROR.1,S4.NOPROG.1,S4.POISON.1", hostile_ || misuse_step_,
+                                 "INVALID_DESCRIPTOR from an honest L3: %s", e.message);
           break;
-        case SpscQueueErrorKind::INVALID_DESCRIPTOR:
-          SPSQ_FUZZ_CHECK(hostile_, "INVALID_DESCRIPTOR from an honest L3: %s", e.message);
+        case wire::kOwnership:
+        case wire::kBadArgument:
+        case wire::kBadBinding:
+          // AMB.KINDS: the kind of a misuse or of a hostile peer's fault is open.
+          SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S3.TO.6", misuse_step_ || hostile_ || vs_.failed,
+                                 "kind %u without misuse: %s", e.kind, e.message);
           break;
         default:
-          SPSQ_FUZZ_CHECK(false, "poison of kind %u: %s", static_cast<unsigned>(e.kind), e.message);
+          SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.2", false, "poison of kind %u: %s", e.kind, e.message);
       }
     }
-    // The abort flag: raised exactly once, and only for local poison.
-    const uint64_t want_flag = local_poison(e.kind) ? 1 : 0;
-    SPSQ_FUZZ_CHECK(vs_.own_flag_writes == want_flag,
-                    "abort flag written %" PRIu64 " times with error kind %u", vs_.own_flag_writes,
-                    static_cast<unsigned>(e.kind));
+    // The abort flag: raised exactly once, and only for local poison (a view
+    // that failed for good cannot carry it: trying is allowed, not required).
+    const uint64_t want_flag = !ep_.live() && local_poison(e.kind) ? 1 : 0;
+    const bool flag_optional = want_flag && e.kind == wire::kEndpointError && vs_.failed;
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        want_flag ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,S4.NOPROG.5",
+        vs_.own_flag_writes == want_flag || (flag_optional && vs_.own_flag_writes == 0),
+        "abort flag written %" PRIu64 " times with error kind %u", vs_.own_flag_writes, e.kind);
     // Honest run: nothing poisons.
     if (!hostile_ && !misuse_ && !fault_) {
-      SPSQ_FUZZ_CHECK(ep_.live(), "honest run poisoned: %s", e.message);
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S4.NOPROG.2,S4.NOPROG.4,S3.TO.6,LIVE.2", ep_.live(),
+                             "honest run poisoned: %s", message());
     }
-    if (!fault_) {
-      SPSQ_FUZZ_CHECK(ep_.input().drained() == (stop_acquired_ && phys_head_ > stop_k_),
-                      "drained() is %d", ep_.input().drained());
+    if (!fault_ && ep_.live()) {
+      const bool drained = ep_.input().drained();
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.STOP.10", drained == (stop_acquired_ && phys_head_ > stop_k_),
+                             "drained() is %d", drained);
     }
   }
 
@@ -841,42 +1173,44 @@ class L2Stream {
                  " | L2 acq %" PRIu64 " head %" PRIu64 " cursor %" PRIu64
                  " held %zu | out pub %" PRIu64 " cursor %" PRIu64 " consumed %" PRIu64 " | %s\n",
                  kOpNames[kind], ep_.live(), l3_pub_, l3_head_, l3_cursor_, acquired_, phys_head_,
-                 consumer_cursor_, held_.size(), out_pub_, out_cursor_, l3_consumed_,
-                 ep_.error().message);
-  }
-
-  int notes_at(uint64_t offset) const {
-    int n = 0;
-    for (int i = 0; i < vs_.noted; ++i) n += vs_.notes[i].offset == offset;
-    return n;
+                 consumer_cursor_, held_.size(), out_pub_, out_cursor_, l3_consumed_, message());
   }
 
   // Head and tail writes of this step, as the view saw them (successful
-  // notifies only: a failed one changes nothing). Each moves by exactly one.
+  // notifies only: a failed one changes nothing). The head moves forward,
+  // never past what was acquired, and ends on the completed FIFO prefix; the
+  // tail moves one step per publish.
   SPSQ_FUZZ_NO_COVERAGE void check_counter_writes() {
     for (int i = 0; i < vs_.noted; ++i) {
       const Access& a = vs_.notes[i];
       if (a.offset == kInputHead) {
-        SPSQ_FUZZ_CHECK(a.value == low32(head_written_ + 1), "input head written %d after %" PRIu64,
-                        a.value, head_written_);
-        ++head_written_;
-        SPSQ_FUZZ_CHECK(head_written_ <= acquired_,
-                        "input head %" PRIu64 " passed the %" PRIu64 " messages acquired",
-                        head_written_, acquired_);
+        uint64_t head = 0;
+        SPSQ_FUZZ_CLAUSE_CHECK(
+            "S4.L2IN.5,W.CTR.1,S3.CTR.1",
+            reconstruct(head_written_, a.value, lay_.depth, &head) && head > head_written_,
+            "input head written %d after %" PRIu64, a.value, head_written_);
+        head_written_ = head;
+        SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.L2IN.6,S4.STOP.9", head_written_ <= acquired_,
+                               "input head %" PRIu64 " passed the %" PRIu64 " messages acquired",
+                               head_written_, acquired_);
       } else if (a.offset == kOutputTail) {
-        SPSQ_FUZZ_CHECK(a.value == low32(tail_written_ + 1),
-                        "output tail written %d after %" PRIu64, a.value, tail_written_);
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,W.CTR.1", a.value == low32(tail_written_ + 1),
+                               "output tail written %d after %" PRIu64, a.value, tail_written_);
         ++tail_written_;
-        SPSQ_FUZZ_CHECK(output_counters_tampered_ || tail_written_ <= l3_consumed_ + lay_.depth,
-                        "output tail %" PRIu64 " passed L3's head %" PRIu64 " + depth",
-                        tail_written_, l3_consumed_);
+        SPSQ_FUZZ_CLAUSE_CHECK(
+            "S2.CAP.1,S4.NOPROG.1",
+            output_counters_tampered_ || tail_written_ <= l3_consumed_ + lay_.depth,
+            "output tail %" PRIu64 " passed L3's head %" PRIu64 " + depth", tail_written_,
+            l3_consumed_);
       }
     }
     if (ep_.live()) {
-      SPSQ_FUZZ_CHECK(head_written_ == phys_head_, "input head %" PRIu64 ", model %" PRIu64,
-                      head_written_, phys_head_);
-      SPSQ_FUZZ_CHECK(tail_written_ == out_pub_, "output tail %" PRIu64 ", %" PRIu64 " published",
-                      tail_written_, out_pub_);
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.L2IN.6,S4.STOP.9", head_written_ == phys_head_,
+                             "input head %" PRIu64 ", the completed FIFO prefix %" PRIu64,
+                             head_written_, phys_head_);
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,S4.L2OUT.2", tail_written_ == out_pub_,
+                             "output tail %" PRIu64 ", %" PRIu64 " published", tail_written_,
+                             out_pub_);
     }
   }
 
@@ -884,15 +1218,19 @@ class L2Stream {
 
   Config cfg_;
   FuzzViewState vs_;
-  FuzzRegion region_;
+  FuzzMemory region_;
   ModelLayout lay_;
   Endpoint ep_;
+  std::unique_ptr<Foreign> foreign_;
 
   bool live_ok_ = false;  // construction succeeded
   bool live_before_ = false;
-  SpscQueueError err_before_{};
-  uint64_t calls_before_ = 0;
-  bool misuse_step_ = false;
+  ErrorSnap err_before_{}, err_now_{};
+  bool have_dead_error_ = false;
+  uint64_t calls_before_ = 0, writes_before_ = 0;
+  bool misuse_step_ = false, call_step_ = false;
+  uint32_t call_op_ = 0;  // INPUT_RELEASE / OUTPUT_PUBLISH when the step made that call
+  bool soft_ok_ = false;  // a live non-NONE kind is one a reading allows
   uint64_t head_written_ = 0, tail_written_ = 0;  // from the view's notify log
 
   // Honesty.
@@ -907,13 +1245,14 @@ class L2Stream {
   std::vector<uint64_t> cursor_after_;
   uint64_t hook_size_ = 0;
 
-  // L2's input, as the model tracks it.
-  uint64_t acquired_ = 0, phys_head_ = 0, consumer_cursor_ = 0, data_out_ = 0;
+  // L2's input, as the model tracks it: physically owned DATA (data_out_)
+  // and held DATA handles (held_data_) differ after out-of-order releases.
+  uint64_t acquired_ = 0, phys_head_ = 0, consumer_cursor_ = 0, data_out_ = 0, held_data_ = 0;
   bool stop_acquired_ = false;
   uint64_t stop_k_ = 0;
   std::vector<Held> held_;
   std::vector<bool> released_;
-  SpscQueueInputHandle last_released_{};
+  Handle last_released_{};
   bool have_released_ = false;
 
   // L2's output, as the model tracks it.
@@ -921,9 +1260,9 @@ class L2Stream {
   std::vector<Sent> out_sent_;
   std::vector<uint64_t> out_cursor_after_;
   bool active_ = false;
-  SpscQueueOutputReservation r_{};
+  Reservation r_{};
   uint64_t r_next_cursor_ = 0;
-  SpscQueueOutputReservation last_published_{};
+  Reservation last_published_{};
   bool have_published_ = false;
 
   // The harness's L3: output consumer.
@@ -937,7 +1276,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace spsq_fuzz;
   FuzzReader in(data, size);
   const Config cfg = parse_config(in);
-  FuzzClock::reset();
+  FuzzTime::reset();
   if (cfg.max_inflight == 4) {
     L2Stream<4> s(cfg);
     s.run(in);
