@@ -21,6 +21,7 @@
 
 #include "conformance/model/wire_model.h"
 #include "sanitizers/interleave/l3_peer.h"
+#include "sanitizers/interleave/sched_view.h"
 #include "sanitizers/interleave/scheduler.h"
 // The endpoint's headers, then endpoint_access.h and any adapter.
 #include "spsq_cert/config.h"
@@ -37,6 +38,9 @@ struct L2ScenarioSpec {
   bool newest_first;      // release held inputs newest first (out of order)
   bool capacity_exact;    // the output arena never limits: ring-full means depth outstanding
 };
+
+// The explorer's peer: every shared access a choice point.
+using L3Peer = BasicL3Peer<SchedView<PeerSpan>>;
 
 inline uint8_t input_byte(uint64_t i, uint64_t j) { return static_cast<uint8_t>(i * 31 + j * 7 + 1); }
 inline uint8_t output_byte(uint64_t i, uint64_t j) { return static_cast<uint8_t>(i * 17 + j * 5 + 3); }

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "conformance/model/wire_model.h"
-#include "sanitizers/interleave/sched_view.h"
 
 namespace spsq_sched {
 
@@ -231,9 +230,6 @@ class BasicL3Peer {
   uint64_t out_tail_ = 0, out_next_ = 0, out_head_ = 0, out_cursor_ = 0;
   bool holding_ = false;
 };
-
-// The explorer's peer: every shared access a choice point.
-using L3Peer = BasicL3Peer<SchedView<PeerSpan>>;
 
 }  // namespace spsq_sched
 

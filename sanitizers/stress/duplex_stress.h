@@ -18,6 +18,7 @@
 #include "common/region_template.h"
 #include "l3/worker_chip_queue.h"
 #include "sanitizers/stress/payload_check.h"
+#include "sanitizers/stress/traffic.h"
 
 namespace spsq_stress {
 
@@ -28,28 +29,8 @@ struct StressConfig {
   uint64_t messages;  // DATA inputs
 };
 
-inline constexpr uint64_t kInputStream = 1, kOutputStream = 2;
 // Blocking calls give up after this long without progress: a hang guard.
 inline constexpr std::chrono::nanoseconds kStallTimeout = std::chrono::seconds(20);
-
-// Sizes 0, 1, 63, 64, 65 and up to the arena; large ones only now and then
-// so a 1 MiB arena does not turn the run into a memcpy benchmark.
-inline uint64_t message_size(uint64_t index, uint64_t arena) {
-  static const uint64_t kSmall[] = {0, 1, 63, 64, 65, 8, 0, 100, 64, 17};
-  if (index % 251 == 250) return arena;                // exactly the arena
-  if (index % 61 == 60) return arena / 2 + 8 <= arena ? arena / 2 + 8 : arena;
-  const uint64_t s = kSmall[index % 10];
-  return s <= arena ? s : arena;
-}
-
-inline uint64_t outputs_for(uint64_t input_index) { return input_index % 4 == 3 ? 2 : 1; }
-inline bool output_is_error(uint64_t output_index) { return output_index % 5 == 4; }
-
-inline uint64_t total_outputs(uint64_t inputs) {
-  uint64_t n = 0;
-  for (uint64_t i = 0; i < inputs; ++i) n += outputs_for(i);
-  return n;
-}
 
 inline uint64_t stress_now_ns() { return RegionInstanceView::steady_now_ns(); }
 
