@@ -42,8 +42,12 @@ struct L2ScenarioSpec {
 // The explorer's peer: every shared access a choice point.
 using L3Peer = BasicL3Peer<SchedView<PeerSpan>>;
 
-inline uint8_t input_byte(uint64_t i, uint64_t j) { return static_cast<uint8_t>(i * 31 + j * 7 + 1); }
-inline uint8_t output_byte(uint64_t i, uint64_t j) { return static_cast<uint8_t>(i * 17 + j * 5 + 3); }
+inline uint8_t input_byte(uint64_t i, uint64_t j) {
+  return static_cast<uint8_t>(i * 31 + j * 7 + 1);
+}
+inline uint8_t output_byte(uint64_t i, uint64_t j) {
+  return static_cast<uint8_t>(i * 17 + j * 5 + 3);
+}
 inline bool is_error_output(uint64_t i) { return i % 3 == 2; }
 
 inline uint64_t frozen_clock_ns() { return 1; }  // scenarios only use try_* calls
@@ -116,7 +120,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
           const uint64_t i = st->received;
           const uint64_t want_op = is_error_output(i) ? kOpError : kOpData;
           if (static_cast<uint64_t>(m.opcode) != want_op || m.nbytes != spec.output_bytes) {
-            run.fail("output " + std::to_string(i) + ": opcode " + std::to_string(static_cast<uint64_t>(m.opcode)) +
+            run.fail("output " + std::to_string(i) + ": opcode " + std::to_string(m.opcode) +
                      ", " + std::to_string(m.nbytes) + " bytes");
           }
           for (uint64_t j = 0; j < m.nbytes; ++j) {

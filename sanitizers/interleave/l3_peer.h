@@ -118,7 +118,8 @@ class BasicL3Peer {
     m->offset = get64(d.local_addr + 16);
     m->nbytes = get64(d.local_addr + 24);
     if (m->seq != out_next_ + 1) {
-      return fail("output seq " + std::to_string(m->seq) + ", want " + std::to_string(out_next_ + 1));
+      return fail("output seq " + std::to_string(m->seq) + ", want " +
+                  std::to_string(out_next_ + 1));
     }
     if (m->opcode != kOpData && m->opcode != kOpError) {
       return fail("output opcode " + std::to_string(m->opcode));
@@ -135,7 +136,8 @@ class BasicL3Peer {
       }
       next = start + m->nbytes;
       if (m->offset != l_.out_arena + pos) {
-        return fail("output payload offset " + std::to_string(m->offset) + ", the arena rule says " +
+        return fail("output payload offset " + std::to_string(m->offset) +
+                    ", the arena rule says " +
                     std::to_string(l_.out_arena + pos));
       }
       PeerBytes p;
@@ -150,7 +152,9 @@ class BasicL3Peer {
 
   Result release() {
     if (!holding_) return fail("release without a held message");
-    if (!view_.counter().notify(kOutHead, low32(out_head_ + 1), 0)) return fail("head notify failed");
+    if (!view_.counter().notify(kOutHead, low32(out_head_ + 1), 0)) {
+      return fail("head notify failed");
+    }
     ++out_head_;
     holding_ = false;
     return Result::OK;

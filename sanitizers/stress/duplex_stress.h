@@ -42,8 +42,8 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
   if (!spsc_queue::decode_endpoint_binding(scalars, 10, &b)) return "L2: binding decode failed";
   RegionInstanceView view(RegionPartLocalSpan{b.payload_base, b.payload_bytes},
                           RegionPartLocalSpan{b.counter_base, b.counter_bytes});
-  spsc_queue::SpscQueueEndpoint<RegionInstanceView, W> q(b, std::move(view),
-                                                          spsc_queue::MonotonicClock{&stress_now_ns});
+  spsc_queue::SpscQueueEndpoint<RegionInstanceView, W> q(
+      b, std::move(view), spsc_queue::MonotonicClock{&stress_now_ns});
   if (!q.live()) return std::string("L2: endpoint not live: ") + q.error().message;
   const uint64_t stall = static_cast<uint64_t>(kStallTimeout.count());
   std::vector<spsc_queue::SpscQueueInputHandle> held;
@@ -70,12 +70,15 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
         break;
       }
       const uint64_t n = message_size(next_input, cfg.input_arena);
-      if (static_cast<uint64_t>(h.opcode) != static_cast<uint64_t>(SpscQueueOpcode::DATA) || h.payload_nbytes != n) {
+      if (static_cast<uint64_t>(h.opcode) != static_cast<uint64_t>(SpscQueueOpcode::DATA) ||
+          h.payload_nbytes != n) {
         return fail("input " + std::to_string(next_input) + " has opcode " +
-                    std::to_string(static_cast<uint64_t>(h.opcode)) + " and " + std::to_string(h.payload_nbytes) +
+                    std::to_string(static_cast<uint64_t>(h.opcode)) + " and " +
+                    std::to_string(h.payload_nbytes) +
                     " bytes, want DATA and " + std::to_string(n));
       }
-      const std::string bad = check_payload(spsc_queue::payload_data(h), n, kInputStream, next_input, "input");
+      const std::string bad =
+          check_payload(spsc_queue::payload_data(h), n, kInputStream, next_input, "input");
       if (!bad.empty()) return fail(bad);
       held.push_back(h);
       held_index.push_back(next_input++);
@@ -84,7 +87,8 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
     while (!held.empty()) {
       const spsc_queue::SpscQueueInputHandle h = held.back();
       const uint64_t index = held_index.back();
-      const std::string bad = check_payload(spsc_queue::payload_data(h), h.payload_nbytes, kInputStream, index,
+      const std::string bad = check_payload(spsc_queue::payload_data(h), h.payload_nbytes,
+                                            kInputStream, index,
                                             "held input");
       if (!bad.empty()) return fail(bad + " (overwritten while held)");
       for (uint64_t k = 0; k < outputs_for(index); ++k) {
@@ -151,7 +155,8 @@ inline std::string run_l3(spsc_queue::WorkerChipQueue& q, const StressConfig& cf
       const uint64_t want_op = output_is_error(received) ? 3 : 1;
       if (static_cast<uint64_t>(m.opcode) != want_op || m.payload_nbytes != n) {
         return fail("output " + std::to_string(received) + " has opcode " +
-                    std::to_string(static_cast<uint64_t>(m.opcode)) + " and " + std::to_string(m.payload_nbytes) +
+                    std::to_string(static_cast<uint64_t>(m.opcode)) + " and " +
+                    std::to_string(m.payload_nbytes) +
                     " bytes, want " + std::to_string(want_op) + " and " + std::to_string(n));
       }
       if (q.output().read_into(m, out.data(), out.size()) != WorkerChipQueueStatus::OK) {
