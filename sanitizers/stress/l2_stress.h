@@ -8,7 +8,8 @@
 // L3 streams inputs then STOP (which races the outputs still in flight) and
 // drains outputs; L2 holds up to MaxInflight inputs, answers each with one or
 // two outputs (some ERROR), releases its batch newest first (out of order when
-// MaxInflight > 1), then releases STOP and checks drained(). Both sides check
+// MaxInflight > 1; with all inputs held and the window full it acquires STOP
+// into the STOP slot first), then releases STOP and checks drained(). Both sides check
 // every payload byte (payload_check.h), L3 also every descriptor's seq,
 // opcode, size and offset (the arena rule). A party that fails raises the
 // control page's flag so the other gives up at once instead of timing out;
@@ -115,7 +116,8 @@ std::string run_l2(const Scalars& scalars, View view, const StressPlan& plan, Co
   };
   // A blocking call in slices: true once it succeeds; false with *why set when
   // the endpoint is poisoned, the peer gave up, or nothing moved for the stall.
-  auto blocking = [&](auto&& call, const char* what, std::string* why) {
+  auto blocking = [&](auto&& call, const char* what, std::string* why,
+                      const char* stalled = "(liveness)") {
     while (!call(kSliceNs)) {
       if (!q->live()) {
         *why = fail(std::string(what) + " poisoned the endpoint");
@@ -126,7 +128,7 @@ std::string run_l2(const Scalars& scalars, View view, const StressPlan& plan, Co
         return false;
       }
       if (steady_now_ns() - last_progress > plan.stall_ns) {
-        *why = fail(std::string(what) + " made no progress within the stall time (liveness)");
+        *why = fail(std::string(what) + " made no progress within the stall time " + stalled);
         return false;
       }
     }
@@ -167,6 +169,23 @@ std::string run_l2(const Scalars& scalars, View view, const StressPlan& plan, Co
       if (!bad.empty()) return fail(bad);
       held.push_back(h);
       held_index.push_back(next_input++);
+    }
+    // Every DATA input is held and the window is full: STOP, which L3 can
+    // publish next (the ring has room when depth > MaxInflight), must still
+    // be acquirable, into the extra STOP slot (spec section 4).
+    if (!stop && next_input == plan.messages && held.size() == kWindow &&
+        plan.depth > kWindow) {
+      Handle h{};
+      if (!blocking([&](uint64_t t) { return q->input().peek(t, h); },
+                    "STOP peek with the window full", &why, "(STOP slot)")) {
+        return why;
+      }
+      if (A::opcode(h) != spsq_conf::wire::kStop) {
+        return fail("after the last DATA input, opcode " + std::to_string(A::opcode(h)) +
+                    ", want STOP");
+      }
+      stop = true;
+      stop_handle = h;
     }
     // Answer the batch newest first, then release it (out of order if > 1).
     while (!held.empty()) {
@@ -265,7 +284,9 @@ inline std::string run_l3(const SharedRegion& region, const StressPlan& plan) {
     if (idle_polls++ % 1024 != 0) continue;  // read the clock now and then only
     const uint64_t now = steady_now_ns();
     if (idle_polls == 1) idle_since = now;
-    if (now - idle_since > plan.stall_ns) {
+    // Twice L2's stall time: when both wait, L2 (which knows what it waits
+    // for) reports first.
+    if (now - idle_since > 2 * plan.stall_ns) {
       return fail(std::string("no progress within the stall time (liveness)") +
                   (stop_sent ? ", STOP sent" : ""));
     }

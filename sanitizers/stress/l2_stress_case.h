@@ -2,7 +2,8 @@
 // the verdict, with the clauses it judges. A run that completes judges the
 // publication order, the counters, the window, the arena rule and STOP; a run
 // that stalls (and saw nothing wrong before) judges only liveness: a message
-// that fits its arena was never accepted, or nothing moved at all.
+// that fits its arena was never accepted, or nothing moved at all; one that
+// stalls waiting for STOP with the window full judges the STOP slot.
 #ifndef SPSQ_SANITIZERS_STRESS_L2_STRESS_CASE_H_
 #define SPSQ_SANITIZERS_STRESS_L2_STRESS_CASE_H_
 
@@ -23,16 +24,23 @@ inline std::string PrintCase(const testing::TestParamInfo<StressCase>& info) {
 }
 
 inline bool is_stall(const std::string& r) { return r.find("(liveness)") != std::string::npos; }
+inline bool is_stop_slot(const std::string& r) {
+  return r.find("(STOP slot)") != std::string::npos;
+}
 inline bool is_give_up(const std::string& r) { return r.find("gave up") != std::string::npos; }
 
 #define SPSQ_STRESS_ORDER_CLAUSES                                                        \
   "S3.PUB.1", "S3.PUB.2", "S3.PUB.5", "W.ORDER.1", "S3.CTR.1", "S3.CTR.2", "S4.L2IN.4", \
-      "S4.L2IN.5", "S4.L2OUT.2", "S4.STOP.3", "S4.STOP.10", "W.ARENA.1"
+      "S4.L2IN.3", "S4.L2IN.5", "S4.L2OUT.2", "S4.STOP.3", "S4.STOP.10", "W.ARENA.1"
 
 inline void judge(const std::string& l2, const std::string& l3, const StressPlan& plan) {
   const bool stalled = (is_stall(l2) && (l3.empty() || is_give_up(l3) || is_stall(l3))) ||
                        (is_stall(l3) && (l2.empty() || is_give_up(l2)));
-  if (stalled) {
+  if (is_stop_slot(l2) && (l3.empty() || is_give_up(l3) || is_stall(l3))) {
+    // STOP never came with the window full: the STOP slot is missing.
+    SPSQ_CLAUSES("S4.L2IN.2", "S4.L2IN.3");
+    SPSQ_EXERCISES(SPSQ_STRESS_ORDER_CLAUSES);
+  } else if (stalled) {
     SPSQ_CLAUSES("LIVE.1", "W.LIVE.1");
     SPSQ_EXERCISES(SPSQ_STRESS_ORDER_CLAUSES);
   } else {
