@@ -1,5 +1,8 @@
 // Systematic interleavings: every schedule of small L3<->L2 scenarios up to a
-// preemption bound, against the L2 endpoint this target is built with. With
+// preemption bound, against the L2 endpoint of the certification config this
+// target is built with (spsq_cert/config.h: SPSQ_CERT_ENDPOINT, reached
+// through EndpointAccess). The template is instantiated at the windows the
+// scenarios need (1 and 2), whatever the config's MaxInflight. With
 // SPSQ_EXPECT_BUG defined (mutant builds) the test instead requires that the
 // explorer finds a failing schedule and that replaying it fails the same way.
 //
@@ -9,14 +12,24 @@
 #include <cstdlib>
 #include <string>
 
+#include "conformance/harness/clauses.h"
 #include "gtest/gtest.h"
 #include "sanitizers/interleave/l2_scenarios.h"
+#include "spsq_cert/config.h"
 
 namespace spsq_sched {
 namespace {
 
 template <class V, uint64_t N>
-using EndpointUnderTest = spsc_queue::SpscQueueEndpoint<V, N>;
+using EndpointUnderTest = SPSQ_CERT_ENDPOINT<V, N>;
+
+// What every execution judges: FIFO, exactly-once and byte-exact delivery both
+// ways (publication order, payload visible before seq and tail), capacity
+// exactly depth, out-of-order release advancing the head over the FIFO prefix
+// only, outputs after STOP, drained() after STOP's release, the arena rule.
+#define SPSQ_INTERLEAVE_CLAUSES()                                                      \
+  SPSQ_CLAUSES("S3.PUB.1", "S3.PUB.2", "S3.PUB.5", "W.ORDER.1", "S2.CAP.1", "S4.L2IN.4", \
+               "S4.L2IN.5", "S4.L2IN.6", "S4.STOP.3", "S4.STOP.10", "W.ARENA.1", "S3.CTR.2")
 
 struct Case {
   L2ScenarioSpec spec;
@@ -45,6 +58,7 @@ ExploreOptions options() {
 }
 
 TEST(Interleave, ReplayFromEnvironment) {
+  SPSQ_INTERLEAVE_CLAUSES();
   const char* env = std::getenv("SPSQ_REPLAY");
   if (env == nullptr) GTEST_SKIP() << "set SPSQ_REPLAY=<scenario>:<schedule> to replay";
   const std::string text = env;
@@ -67,6 +81,7 @@ TEST(Interleave, ReplayFromEnvironment) {
 #ifndef SPSQ_EXPECT_BUG
 
 TEST(Interleave, EveryScheduleUpToTwoPreemptionsPasses) {
+  SPSQ_INTERLEAVE_CLAUSES();
   uint64_t total = 0;
   for (const Case& c : kCases) {
     const ExploreResult r = explore(factory(c), options());
@@ -84,6 +99,7 @@ TEST(Interleave, EveryScheduleUpToTwoPreemptionsPasses) {
 }
 
 TEST(Interleave, ExplorerVisitsBothOrdersOfTheFirstStep) {
+  SPSQ_EXERCISES("S3.PUB.1", "S3.PUB.5");
   // Sanity of the explorer itself: with a bound of 1 it must produce more
   // than one schedule for a scenario with many choice points.
   ExploreOptions o = options();
@@ -96,6 +112,8 @@ TEST(Interleave, ExplorerVisitsBothOrdersOfTheFirstStep) {
 #else  // a mutant: the explorer must catch it
 
 TEST(Interleave, FindsTheMutantsBugAndReplaysIt) {
+  // Passing here means the endpoint broke these: exercised, not judged PASS.
+  SPSQ_EXERCISES("S3.PUB.1", "S3.PUB.2", "W.ORDER.1", "S2.CAP.1", "S4.L2IN.5", "S4.L2IN.6");
   bool found = false;
   for (const Case& c : kCases) {
     const ExploreResult r = explore(factory(c), options());

@@ -1,8 +1,9 @@
 // Scenarios that run an L2 endpoint under test against the wire-level L3
-// peer in lockstep. The endpoint is any SpscQueueEndpoint written to the
-// RegionView contract: it is named only through the spec's entry points
-// ("common/region_template.h", "aicpu/region_instance_view.h"), which the
-// including test target takes from the implementation under test.
+// peer in lockstep. The endpoint is any template T<View, N> written to the
+// RegionView contract, reached only through spsq_conf::EndpointAccess (the
+// certification's adapter, if any, decides the names): the binding is the
+// wire model's ten scalars, decoded by EndpointAccess::decode, and handles,
+// reservations and opcodes are read and made through EndpointAccess.
 //
 // Each execution checks: FIFO and exactly-once delivery both ways (every
 // payload carries a pattern derived from its index, re-checked before
@@ -18,10 +19,12 @@
 #include <utility>
 #include <vector>
 
-#include "aicpu/region_instance_view.h"
-#include "common/region_template.h"
+#include "conformance/model/wire_model.h"
 #include "sanitizers/interleave/l3_peer.h"
+#include "sanitizers/interleave/sched_view.h"
 #include "sanitizers/interleave/scheduler.h"
+// The endpoint's headers, then endpoint_access.h and any adapter.
+#include "spsq_cert/config.h"
 
 namespace spsq_sched {
 
@@ -36,30 +39,26 @@ struct L2ScenarioSpec {
   bool capacity_exact;    // the output arena never limits: ring-full means depth outstanding
 };
 
-inline uint8_t input_byte(uint64_t i, uint64_t j) { return static_cast<uint8_t>(i * 31 + j * 7 + 1); }
-inline uint8_t output_byte(uint64_t i, uint64_t j) { return static_cast<uint8_t>(i * 17 + j * 5 + 3); }
+// The explorer's peer: every shared access a choice point.
+using L3Peer = BasicL3Peer<SchedView<PeerSpan>>;
+
+inline uint8_t input_byte(uint64_t i, uint64_t j) {
+  return static_cast<uint8_t>(i * 31 + j * 7 + 1);
+}
+inline uint8_t output_byte(uint64_t i, uint64_t j) {
+  return static_cast<uint8_t>(i * 17 + j * 5 + 3);
+}
 inline bool is_error_output(uint64_t i) { return i % 3 == 2; }
 
 inline uint64_t frozen_clock_ns() { return 1; }  // scenarios only use try_* calls
 
-// The parameter types of the endpoint's member functions, so the handle,
-// reservation and opcode types need no names.
-template <class C, class H>
-H handle_type(bool (C::*)(H&));
-template <class C, class R>
-R reservation_type(bool (C::*)(uint64_t, R&));
-template <class C, class R, class Op, class... Rest>
-Op opcode_type(bool (C::*)(const R&, Op, Rest...));
-
 template <template <class, uint64_t> class Endpoint, uint64_t Window>
 std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
-  using View = SchedView<RegionPartLocalSpan>;
+  using View = SchedView<SchedSpan>;
   using EP = Endpoint<View, Window>;
-  using Input = std::remove_reference_t<decltype(std::declval<EP&>().input())>;
-  using Output = std::remove_reference_t<decltype(std::declval<EP&>().output())>;
-  using Handle = decltype(handle_type(&Input::try_peek));
-  using Reservation = decltype(reservation_type(&Output::try_reserve));
-  using Opcode = decltype(opcode_type(&Output::publish));
+  using Access = spsq_conf::EndpointAccess<EP>;
+  using Handle = typename Access::Handle;
+  using Reservation = typename Access::Reservation;
 
   struct State {
     WireLayout layout;
@@ -70,22 +69,34 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
     bool drained = false;
     uint64_t received = 0;
     explicit State(const WireLayout& l)
-        : layout(l), region(l.payload_bytes, kCounterBytes), peer(&region, l) {}
+        : layout(l),
+          region(l.payload_bytes, kCounterBytes),
+          peer(SchedView<PeerSpan>(&region), l) {}
   };
 
   return [spec]() {
-    auto st = std::make_shared<State>(
-        WireLayout::make(spec.depth, spec.input_arena, spec.output_arena));
-    const std::array<uint64_t, 10> scalars = {kMagicVersion, 0x5eed, 1,
-                                  reinterpret_cast<uint64_t>(st->region.payload_base()),
-                                  st->layout.payload_bytes,
-                                  reinterpret_cast<uint64_t>(st->region.counter_base()),
-                                  kCounterBytes, spec.depth, spec.input_arena, spec.output_arena};
+    WireLayout layout;
+    const bool valid = WireLayout::from_model(spec.depth, spec.input_arena, spec.output_arena,
+                                              &layout);
+    auto st = std::make_shared<State>(layout);
+    // The binding L3 hands over, in the wire model's scalar order.
+    spsq_conf::wire::BindingFields fields;
+    fields.session_instance_id_bits = 0x5eed;
+    fields.transaction_id = 1;
+    fields.payload_base = reinterpret_cast<uint64_t>(st->region.payload_base());
+    fields.payload_bytes = st->layout.payload_bytes;
+    fields.counter_base = reinterpret_cast<uint64_t>(st->region.counter_base());
+    fields.counter_bytes = kCounterBytes;
+    fields.depth = spec.depth;
+    fields.input_arena_bytes = spec.input_arena;
+    fields.output_arena_bytes = spec.output_arena;
+    const auto scalars = spsq_conf::wire::binding_scalars(fields);
     Scenario s;
 
     // Thread 0: the L3 peer sends inputs then STOP, and drains outputs.
-    s.threads[0] = [st, spec](Run& run) {
+    s.threads[0] = [st, spec, valid](Run& run) {
       st->region.run = &run;
+      if (!valid) run.fail("the wire model rejects the scenario's layout");
       uint64_t sent = 0;
       bool stop_sent = false;
       std::vector<uint8_t> buf(spec.input_bytes);
@@ -109,7 +120,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
           const uint64_t i = st->received;
           const uint64_t want_op = is_error_output(i) ? kOpError : kOpData;
           if (static_cast<uint64_t>(m.opcode) != want_op || m.nbytes != spec.output_bytes) {
-            run.fail("output " + std::to_string(i) + ": opcode " + std::to_string(static_cast<uint64_t>(m.opcode)) +
+            run.fail("output " + std::to_string(i) + ": opcode " + std::to_string(m.opcode) +
                      ", " + std::to_string(m.nbytes) + " bytes");
           }
           for (uint64_t j = 0; j < m.nbytes; ++j) {
@@ -131,15 +142,15 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
     // one output, releases in the chosen order, then drains STOP.
     s.threads[1] = [st, spec, scalars](Run& run) {
       st->region.run = &run;
-      spsc_queue::SpscQueueEndpointBinding binding{};
-      if (!spsc_queue::decode_endpoint_binding(scalars.data(), 10, &binding)) {
+      typename Access::Binding binding{};
+      if (!Access::decode(scalars.data(), scalars.size(), &binding)) {
         run.fail("the endpoint's decoder rejected a valid binding");
       }
       st->ep = std::make_unique<EP>(binding, View(&st->region),
-                                    spsc_queue::MonotonicClock{&frozen_clock_ns});
+                                    Access::clock(&frozen_clock_ns));
       EP& ep = *st->ep;
       auto die = [&](const std::string& what) {
-        run.fail(what + ": " + std::string(ep.error().message));
+        run.fail(what + ": " + std::string(Access::message(ep)));
       };
       if (!ep.live()) die("endpoint not live after construction");
       struct Held {
@@ -151,11 +162,12 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
       bool stop_acquired = false;
       uint64_t acquired = 0;
       auto verify = [&](const Held& x) {
-        if (x.h.payload_nbytes != spec.input_bytes) die("input size changed");
+        if (Access::nbytes(x.h) != spec.input_bytes) die("input size changed");
+        const uint8_t* bytes = Access::payload(x.h);
         for (uint64_t j = 0; j < spec.input_bytes; ++j) {
-          if (spsc_queue::payload_data(x.h)[j] != input_byte(x.index, j)) {
+          if (bytes[j] != input_byte(x.index, j)) {
             run.fail("input " + std::to_string(x.index) + " byte " + std::to_string(j) + " is " +
-                     std::to_string(spsc_queue::payload_data(x.h)[j]) + ", want " +
+                     std::to_string(bytes[j]) + ", want " +
                      std::to_string(input_byte(x.index, j)) + " (overwritten while held?)");
           }
         }
@@ -167,7 +179,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
           Handle h{};
           if (ep.input().try_peek(h)) {
             progress = true;
-            if (static_cast<uint64_t>(h.opcode) == kOpStop) {
+            if (Access::opcode(h) == kOpStop) {
               stop = h;
               stop_acquired = true;
             } else {
@@ -184,19 +196,25 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
           const Held x = held[pick];
           verify(x);
           Reservation r{};
+          // Outstanding outputs only fall while try_reserve runs (L3 may
+          // release at any of its choice points), so the count before the call
+          // is the most the endpoint can have seen: below depth, the ring had
+          // room all along.
+          const uint64_t outstanding = st->outputs_published - st->peer.outputs_released();
           if (!ep.output().try_reserve(spec.output_bytes, r)) {
             if (!ep.live()) die("output try_reserve poisoned");
-            const uint64_t outstanding = st->outputs_published - st->peer.outputs_released();
-            if (spec.capacity_exact && outstanding != spec.depth) {
+            if (spec.capacity_exact && outstanding < spec.depth) {
               run.fail("output ring refused a message with " + std::to_string(outstanding) +
-                       " outstanding; capacity must be exactly depth " + std::to_string(spec.depth));
+                       " outstanding; capacity must be exactly depth " +
+                       std::to_string(spec.depth));
             }
             run.blocked();
             continue;
           }
           const uint64_t i = st->outputs_published;
-          for (uint64_t j = 0; j < spec.output_bytes; ++j) spsc_queue::payload_data(r)[j] = output_byte(i, j);
-          const Opcode op = static_cast<Opcode>(is_error_output(i) ? kOpError : kOpData);
+          uint8_t* out = Access::payload(r);
+          for (uint64_t j = 0; j < spec.output_bytes; ++j) out[j] = output_byte(i, j);
+          const auto op = Access::opcode_value(is_error_output(i) ? kOpError : kOpData);
           if (!ep.output().publish(r, op)) die("publish failed");
           ++st->outputs_published;
           if (!ep.input().release(x.h)) die("input release failed");
@@ -215,7 +233,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
 
     s.final_check = [st, spec]() -> std::string {
       if (!st->ep) return "the endpoint was never constructed";
-      if (!st->ep->live()) return "endpoint poisoned: " + std::string(st->ep->error().message);
+      if (!st->ep->live()) return "endpoint poisoned: " + std::string(Access::message(*st->ep));
       if (!st->drained) return "endpoint never drained";
       if (st->received != spec.messages) return "L3 received " + std::to_string(st->received);
       if (st->peer.flag(kPeerAbort) != 0) return "L2 raised its abort flag";

@@ -1,40 +1,48 @@
-// A wire-level L3 peer for the interleaving explorer, written from the spec
-// and wire-contract.md alone (it shares no code with the reference): it
-// produces the input direction and consumes the output direction through a
-// SchedView, so each of its shared accesses is a choice point too.
+// A wire-level L3 peer, written from the spec and wire-contract.md alone (it
+// shares no code with any endpoint): it produces the input direction and
+// consumes the output direction through a RegionView-shaped view. The
+// explorer gives it a SchedView, so each of its shared accesses is a choice
+// point too; the stress tests give it a thread-safe view over real memory.
+// The layout comes from the suite's wire model (conformance/model).
 #ifndef SPSQ_SANITIZERS_INTERLEAVE_L3_PEER_H_
 #define SPSQ_SANITIZERS_INTERLEAVE_L3_PEER_H_
 
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "sanitizers/interleave/sched_view.h"
+#include "conformance/model/wire_model.h"
 
 namespace spsq_sched {
 
-inline constexpr uint64_t kMagicVersion = 0x5350535100010000ull;
-inline constexpr uint64_t kInTail = 0, kInHead = 64, kOutTail = 128, kOutHead = 192;
-inline constexpr uint64_t kInitiatorAbort = 256, kPeerAbort = 320, kCounterBytes = 384;
-inline constexpr uint64_t kOpData = 1, kOpStop = 2, kOpError = 3;
+namespace wire = spsq_conf::wire;
+inline constexpr uint64_t kMagicVersion = wire::kMagicVersion;
+inline constexpr uint64_t kInTail = wire::kInputTail, kInHead = wire::kInputHead;
+inline constexpr uint64_t kOutTail = wire::kOutputTail, kOutHead = wire::kOutputHead;
+inline constexpr uint64_t kInitiatorAbort = wire::kInitiatorFlag, kPeerAbort = wire::kPeerFlag;
+inline constexpr uint64_t kCounterBytes = wire::kCounterBytes;
+inline constexpr uint64_t kOpData = wire::kData, kOpStop = wire::kStop, kOpError = wire::kError;
 
 struct WireLayout {
   uint64_t depth = 0, in_ring = 0, out_ring = 0;
   uint64_t in_arena = 0, in_bytes = 0, out_arena = 0, out_bytes = 0, payload_bytes = 0;
 
-  // Small sizes only (the explorer's scenarios); no overflow handling needed.
-  static WireLayout make(uint64_t depth, uint64_t in, uint64_t out) {
-    auto up64 = [](uint64_t v) { return (v + 63) / 64 * 64; };
-    WireLayout l;
-    l.depth = depth;
-    l.out_ring = depth * 32;
-    l.in_arena = up64(2 * depth * 32);
-    l.in_bytes = in;
-    l.out_arena = up64(l.in_arena + in);
-    l.out_bytes = out;
-    l.payload_bytes = l.out_arena + out;
-    return l;
+  // The layout of (depth, in, out) by the suite's wire model; false when the
+  // model rejects the parameters.
+  static bool from_model(uint64_t depth, uint64_t in, uint64_t out, WireLayout* l) {
+    spsq_conf::wire::Layout m;
+    if (!spsq_conf::wire::compute_layout(depth, in, out, &m)) return false;
+    l->depth = m.depth;
+    l->in_ring = m.input_ring;
+    l->out_ring = m.output_ring;
+    l->in_arena = m.input_arena;
+    l->in_bytes = m.input_arena_bytes;
+    l->out_arena = m.output_arena;
+    l->out_bytes = m.output_arena_bytes;
+    l->payload_bytes = m.payload_bytes;
+    return true;
   }
 };
 
@@ -43,7 +51,8 @@ struct PeerSpan {
   uint64_t logical_bytes;
 };
 
-class L3Peer {
+template <class View>
+class BasicL3Peer {
  public:
   enum class Result { OK, NO_PROGRESS, FAILED };
 
@@ -52,7 +61,7 @@ class L3Peer {
     std::vector<uint8_t> bytes;
   };
 
-  L3Peer(SchedRegion* region, const WireLayout& l) : view_(region), l_(l) {}
+  BasicL3Peer(View view, const WireLayout& l) : view_(std::move(view)), l_(l) {}
 
   // Publishes one input message: payload, descriptor bytes 8..31, seq, tail.
   Result try_send(uint64_t opcode, const uint8_t* data, uint64_t n) {
@@ -109,7 +118,8 @@ class L3Peer {
     m->offset = get64(d.local_addr + 16);
     m->nbytes = get64(d.local_addr + 24);
     if (m->seq != out_next_ + 1) {
-      return fail("output seq " + std::to_string(m->seq) + ", want " + std::to_string(out_next_ + 1));
+      return fail("output seq " + std::to_string(m->seq) + ", want " +
+                  std::to_string(out_next_ + 1));
     }
     if (m->opcode != kOpData && m->opcode != kOpError) {
       return fail("output opcode " + std::to_string(m->opcode));
@@ -126,7 +136,8 @@ class L3Peer {
       }
       next = start + m->nbytes;
       if (m->offset != l_.out_arena + pos) {
-        return fail("output payload offset " + std::to_string(m->offset) + ", the arena rule says " +
+        return fail("output payload offset " + std::to_string(m->offset) +
+                    ", the arena rule says " +
                     std::to_string(l_.out_arena + pos));
       }
       PeerBytes p;
@@ -141,7 +152,9 @@ class L3Peer {
 
   Result release() {
     if (!holding_) return fail("release without a held message");
-    if (!view_.counter().notify(kOutHead, low32(out_head_ + 1), 0)) return fail("head notify failed");
+    if (!view_.counter().notify(kOutHead, low32(out_head_ + 1), 0)) {
+      return fail("head notify failed");
+    }
     ++out_head_;
     holding_ = false;
     return Result::OK;
@@ -211,7 +224,7 @@ class L3Peer {
     return Result::FAILED;
   }
 
-  SchedView<PeerSpan> view_;
+  View view_;
   WireLayout l_;
   std::string error_;
   // Input (produced): tail, reconstructed head, arena cursors per message.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sanitizers/interleave/scheduler.h"
@@ -31,11 +32,28 @@ struct SchedRegion {
   uint8_t* counter_base() { return reinterpret_cast<uint8_t*>(counter.data()); }
 };
 
+// {base, logical_bytes} that converts to the endpoint's own span struct
+// (RegionPartLocalSpan or any struct with those members), so SchedView names
+// none of the endpoint's types.
+struct SchedSpan {
+  uint64_t base = 0;
+  uint64_t logical_bytes = 0;
+
+  template <class T, class = decltype(std::declval<T&>().base = 0),
+            class = decltype(std::declval<T&>().logical_bytes = 0)>
+  operator T() const {  // NOLINT: implicit by design
+    T t{};
+    t.base = base;
+    t.logical_bytes = logical_bytes;
+    return t;
+  }
+};
+
 struct SchedViewError {
   char message[256] = {};
 };
 
-// Span is the endpoint's RegionPartLocalSpan (or anything with base and
+// Span is SchedSpan for an endpoint (or anything with base and
 // logical_bytes).
 template <class Span>
 class SchedView {

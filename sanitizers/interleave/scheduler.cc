@@ -46,6 +46,10 @@ void Run::blocked() {
   check_budget();
   const int other = 1 - current_;
   if (done_[other]) {
+    // The caller may have decided on state read before the other thread's
+    // last writes (an access after the deciding one is a choice point too):
+    // let it look again a few times before calling it a deadlock.
+    if (++retries_after_done_ <= kRetriesAfterDone) return;
     failed_ = true;
     failure_ = "deadlock: thread " + std::to_string(current_) +
                " cannot progress and the other thread has finished";

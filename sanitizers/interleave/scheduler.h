@@ -45,6 +45,8 @@ struct ExploreOptions {
 class Run {
  public:
   void point();
+  // Once the other thread has finished, blocked() returns (the caller looks
+  // again) a few times, then fails the run as a deadlock.
   void blocked();
   // Records a failure; the calling thread stops at once, the other at its
   // next point().
@@ -68,6 +70,9 @@ class Run {
   bool failed_ = false;
   std::string failure_;
   uint64_t steps_ = 0;
+  // blocked() calls tolerated once the other thread has finished.
+  static constexpr int kRetriesAfterDone = 16;
+  int retries_after_done_ = 0;
   int preemptions_ = 0;
   const std::vector<uint8_t>* prefix_ = nullptr;
   std::vector<uint8_t>* trace_ = nullptr;           // decision per choice point

@@ -18,6 +18,7 @@
 #include "common/region_template.h"
 #include "l3/worker_chip_queue.h"
 #include "sanitizers/stress/payload_check.h"
+#include "sanitizers/stress/traffic.h"
 
 namespace spsq_stress {
 
@@ -28,28 +29,8 @@ struct StressConfig {
   uint64_t messages;  // DATA inputs
 };
 
-inline constexpr uint64_t kInputStream = 1, kOutputStream = 2;
 // Blocking calls give up after this long without progress: a hang guard.
 inline constexpr std::chrono::nanoseconds kStallTimeout = std::chrono::seconds(20);
-
-// Sizes 0, 1, 63, 64, 65 and up to the arena; large ones only now and then
-// so a 1 MiB arena does not turn the run into a memcpy benchmark.
-inline uint64_t message_size(uint64_t index, uint64_t arena) {
-  static const uint64_t kSmall[] = {0, 1, 63, 64, 65, 8, 0, 100, 64, 17};
-  if (index % 251 == 250) return arena;                // exactly the arena
-  if (index % 61 == 60) return arena / 2 + 8 <= arena ? arena / 2 + 8 : arena;
-  const uint64_t s = kSmall[index % 10];
-  return s <= arena ? s : arena;
-}
-
-inline uint64_t outputs_for(uint64_t input_index) { return input_index % 4 == 3 ? 2 : 1; }
-inline bool output_is_error(uint64_t output_index) { return output_index % 5 == 4; }
-
-inline uint64_t total_outputs(uint64_t inputs) {
-  uint64_t n = 0;
-  for (uint64_t i = 0; i < inputs; ++i) n += outputs_for(i);
-  return n;
-}
 
 inline uint64_t stress_now_ns() { return RegionInstanceView::steady_now_ns(); }
 
@@ -61,8 +42,8 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
   if (!spsc_queue::decode_endpoint_binding(scalars, 10, &b)) return "L2: binding decode failed";
   RegionInstanceView view(RegionPartLocalSpan{b.payload_base, b.payload_bytes},
                           RegionPartLocalSpan{b.counter_base, b.counter_bytes});
-  spsc_queue::SpscQueueEndpoint<RegionInstanceView, W> q(b, std::move(view),
-                                                          spsc_queue::MonotonicClock{&stress_now_ns});
+  spsc_queue::SpscQueueEndpoint<RegionInstanceView, W> q(
+      b, std::move(view), spsc_queue::MonotonicClock{&stress_now_ns});
   if (!q.live()) return std::string("L2: endpoint not live: ") + q.error().message;
   const uint64_t stall = static_cast<uint64_t>(kStallTimeout.count());
   std::vector<spsc_queue::SpscQueueInputHandle> held;
@@ -89,12 +70,15 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
         break;
       }
       const uint64_t n = message_size(next_input, cfg.input_arena);
-      if (static_cast<uint64_t>(h.opcode) != static_cast<uint64_t>(SpscQueueOpcode::DATA) || h.payload_nbytes != n) {
+      if (static_cast<uint64_t>(h.opcode) != static_cast<uint64_t>(SpscQueueOpcode::DATA) ||
+          h.payload_nbytes != n) {
         return fail("input " + std::to_string(next_input) + " has opcode " +
-                    std::to_string(static_cast<uint64_t>(h.opcode)) + " and " + std::to_string(h.payload_nbytes) +
+                    std::to_string(static_cast<uint64_t>(h.opcode)) + " and " +
+                    std::to_string(h.payload_nbytes) +
                     " bytes, want DATA and " + std::to_string(n));
       }
-      const std::string bad = check_payload(spsc_queue::payload_data(h), n, kInputStream, next_input, "input");
+      const std::string bad =
+          check_payload(spsc_queue::payload_data(h), n, kInputStream, next_input, "input");
       if (!bad.empty()) return fail(bad);
       held.push_back(h);
       held_index.push_back(next_input++);
@@ -103,7 +87,8 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
     while (!held.empty()) {
       const spsc_queue::SpscQueueInputHandle h = held.back();
       const uint64_t index = held_index.back();
-      const std::string bad = check_payload(spsc_queue::payload_data(h), h.payload_nbytes, kInputStream, index,
+      const std::string bad = check_payload(spsc_queue::payload_data(h), h.payload_nbytes,
+                                            kInputStream, index,
                                             "held input");
       if (!bad.empty()) return fail(bad + " (overwritten while held)");
       for (uint64_t k = 0; k < outputs_for(index); ++k) {
@@ -170,7 +155,8 @@ inline std::string run_l3(spsc_queue::WorkerChipQueue& q, const StressConfig& cf
       const uint64_t want_op = output_is_error(received) ? 3 : 1;
       if (static_cast<uint64_t>(m.opcode) != want_op || m.payload_nbytes != n) {
         return fail("output " + std::to_string(received) + " has opcode " +
-                    std::to_string(static_cast<uint64_t>(m.opcode)) + " and " + std::to_string(m.payload_nbytes) +
+                    std::to_string(static_cast<uint64_t>(m.opcode)) + " and " +
+                    std::to_string(m.payload_nbytes) +
                     " bytes, want " + std::to_string(want_op) + " and " + std::to_string(n));
       }
       if (q.output().read_into(m, out.data(), out.size()) != WorkerChipQueueStatus::OK) {

@@ -12,7 +12,8 @@
 namespace spsq_stress {
 
 inline uint8_t pattern_byte(uint64_t stream, uint64_t index, uint64_t j) {
-  uint64_t x = (stream + 1) * 0x9e3779b97f4a7c15ull ^ (index * 0xbf58476d1ce4e5b9ull) ^ (j * 0x94d049bb133111ebull);
+  uint64_t x = (stream + 1) * 0x9e3779b97f4a7c15ull ^ (index * 0xbf58476d1ce4e5b9ull) ^
+               (j * 0x94d049bb133111ebull);
   x ^= x >> 29;
   return static_cast<uint8_t>(x ^ (x >> 8));
 }
@@ -52,7 +53,8 @@ inline std::string check_payload(const uint8_t* p, uint64_t n, uint64_t stream, 
       return buf;
     }
     if (get64(p + 8) != checksum(p + 16, n - 16, index)) {
-      std::snprintf(buf, sizeof(buf), "%s %llu checksum mismatch (payload read before fully written?)",
+      std::snprintf(buf, sizeof(buf),
+                    "%s %llu checksum mismatch (payload read before fully written?)",
                     what, static_cast<unsigned long long>(index));
       return buf;
     }

@@ -1,0 +1,65 @@
+// The parts the two L2 stress binaries share: the case matrix's naming and
+// the verdict, with the clauses it judges. A run that completes judges the
+// publication order, the counters, the window, the arena rule and STOP; a run
+// that stalls (and saw nothing wrong before) judges only liveness: a message
+// that fits its arena was never accepted, or nothing moved at all; one that
+// stalls waiting for STOP with the window full judges the STOP slot.
+#ifndef SPSQ_SANITIZERS_STRESS_L2_STRESS_CASE_H_
+#define SPSQ_SANITIZERS_STRESS_L2_STRESS_CASE_H_
+
+#include <string>
+
+#include "conformance/harness/clauses.h"
+#include "gtest/gtest.h"
+#include "sanitizers/stress/l2_stress.h"
+
+namespace spsq_stress {
+
+inline constexpr uint64_t kMiB = 1 << 20;
+
+inline std::string PrintCase(const testing::TestParamInfo<StressCase>& info) {
+  const StressCase& c = info.param;
+  return "depth" + std::to_string(c.depth) + "_in" + std::to_string(c.input_arena) + "_out" +
+         std::to_string(c.output_arena);
+}
+
+inline bool is_stall(const std::string& r) { return r.find("(liveness)") != std::string::npos; }
+inline bool is_stop_slot(const std::string& r) {
+  return r.find("(STOP slot)") != std::string::npos;
+}
+inline bool is_give_up(const std::string& r) { return r.find("gave up") != std::string::npos; }
+
+#define SPSQ_STRESS_ORDER_CLAUSES                                                        \
+  "S3.PUB.1", "S3.PUB.2", "S3.PUB.5", "W.ORDER.1", "S3.CTR.1", "S3.CTR.2", "S4.L2IN.4", \
+      "S4.L2IN.3", "S4.L2IN.5", "S4.L2OUT.2", "S4.STOP.3", "S4.STOP.10", "W.ARENA.1"
+
+inline void judge(const std::string& l2, const std::string& l3, const StressPlan& plan) {
+  const bool stalled = (is_stall(l2) && (l3.empty() || is_give_up(l3) || is_stall(l3))) ||
+                       (is_stall(l3) && (l2.empty() || is_give_up(l2)));
+  if (is_stop_slot(l2) && (l3.empty() || is_give_up(l3) || is_stall(l3))) {
+    // STOP never came with the window full: the STOP slot is missing.
+    SPSQ_CLAUSES("S4.L2IN.2", "S4.L2IN.3");
+    SPSQ_EXERCISES(SPSQ_STRESS_ORDER_CLAUSES);
+  } else if (stalled) {
+    SPSQ_CLAUSES("LIVE.1", "W.LIVE.1");
+    SPSQ_EXERCISES(SPSQ_STRESS_ORDER_CLAUSES);
+  } else {
+    SPSQ_CLAUSES(SPSQ_STRESS_ORDER_CLAUSES);
+    SPSQ_EXERCISES("LIVE.1", "W.LIVE.1");
+  }
+  spsq_conf::record_observation(
+      "messages", std::to_string(plan.messages + total_outputs(plan.messages)));
+  EXPECT_EQ(l3, "");
+  EXPECT_EQ(l2, "");
+}
+
+inline const char* kDepthBelowWindow =
+    "MaxInflight exceeds this case's depth: an endpoint needs 1 <= MaxInflight <= depth";
+
+inline const char* kNoOwnView =
+    "the config provides no RegionInstanceView: aicpu/region_instance_view.h is not on its "
+    "include path, so only the harness's StressView runs";
+
+}  // namespace spsq_stress
+
+#endif  // SPSQ_SANITIZERS_STRESS_L2_STRESS_CASE_H_

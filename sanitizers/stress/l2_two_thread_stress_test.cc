@@ -1,0 +1,57 @@
+// Two-thread stress of the L2 endpoint under test (the certification config's
+// SPSQ_CERT_ENDPOINT): the wire-level L3 peer on this thread, the endpoint on
+// another, over one real region; once through the harness's thread-safe
+// StressView and once through the endpoint's own RegionInstanceView. Under
+// --config=tsan a data race is a report (and halt_on_error fails the test);
+// in every build a torn, lost, duplicated or reordered payload fails it.
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "sanitizers/stress/l2_stress_case.h"
+
+namespace spsq_stress {
+namespace {
+
+constexpr uint64_t kMessages = 5000;  // DATA inputs per small-arena case
+
+template <class MakeView>
+void run_case(const StressCase& c, MakeView make_view) {
+  if (c.depth < kWindow) GTEST_SKIP() << kDepthBelowWindow;
+  SharedRegion region(c.depth, c.input_arena, c.output_arena);
+  ASSERT_TRUE(region.ok());
+  const StressPlan plan = plan_for(c, kMessages);
+  const Scalars scalars = region.scalars();
+  std::string l2;
+  std::thread t([&] { l2 = run_l2(scalars, make_view(region), plan, region.control()); });
+  const std::string l3 = run_l3(region, plan);
+  t.join();
+  judge(l2, l3, plan);
+}
+
+class TwoThreadStress : public testing::TestWithParam<StressCase> {};
+
+TEST_P(TwoThreadStress, ThroughStressView) {
+  run_case(GetParam(), [](const SharedRegion& r) { return stress_view(r); });
+}
+
+TEST_P(TwoThreadStress, ThroughOwnRegionInstanceView) {
+#if SPSQ_STRESS_HAS_OWN_VIEW
+  run_case(GetParam(), [](const SharedRegion& r) { return own_view(r); });
+#else
+  GTEST_SKIP() << kNoOwnView;
+#endif
+}
+
+// depth 1, 2, 8, 1024 x arenas 64 (wrap-heavy), 192 and 1 MiB (roomy).
+INSTANTIATE_TEST_SUITE_P(
+    Matrix, TwoThreadStress,
+    testing::Values(StressCase{1, 64, 64, false}, StressCase{1, 192, 192, false},
+                    StressCase{2, 64, 192, false}, StressCase{2, 192, 64, false},
+                    StressCase{8, 64, 64, false}, StressCase{8, 192, 192, false},
+                    StressCase{1024, 64, 64, false}, StressCase{1024, 192, 192, false},
+                    StressCase{8, kMiB, kMiB, true}, StressCase{1024, kMiB, 192, true}),
+    PrintCase);
+
+}  // namespace
+}  // namespace spsq_stress

@@ -1,0 +1,203 @@
+// StressView: a minimal thread-safe RegionView (wire-contract.md, "The
+// RegionView contract") over real memory, for the stress tests' two parties.
+//
+// Why not the conformance harness's HarnessView: its wait() drives the
+// process-global VirtualClock, which one thread owns (a second thread's wait
+// races it, and a wait that finds its condition false jumps virtual time to
+// the deadline instead of waiting for the peer); its recording mode keeps an
+// access log and a shadow diff that would book the peer thread's stores as
+// stores behind the view's back. A stress needs neither, but needs waits that
+// really wait for another thread. So this view keeps only the contract:
+//   - counters are the int32 slots at their offsets, stored with release,
+//     added with acq_rel, loaded with acquire (test and wait), so a tail
+//     published after a payload and a descriptor orders them for the reader;
+//   - payload read lends [offset, offset + n) in place; write copies (host
+//     memory is coherent: nothing to flush);
+//   - every access is bounds-checked against its span; a failure is sticky;
+//   - wait polls (yielding) until the comparison holds or the timeout passes
+//     on the steady clock.
+// A copy is a handle onto the same memory with a failure state of its own.
+#ifndef SPSQ_SANITIZERS_STRESS_STRESS_VIEW_H_
+#define SPSQ_SANITIZERS_STRESS_STRESS_VIEW_H_
+
+#include <time.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+namespace spsq_stress {
+
+inline uint64_t steady_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// {base, logical_bytes}, convertible to the endpoint's own span struct.
+struct StressSpan {
+  uint64_t base = 0;
+  uint64_t logical_bytes = 0;
+
+  template <class T, class = decltype(std::declval<T&>().base = 0),
+            class = decltype(std::declval<T&>().logical_bytes = 0)>
+  operator T() const {  // NOLINT: implicit by design
+    T t{};
+    t.base = base;
+    t.logical_bytes = logical_bytes;
+    return t;
+  }
+};
+
+struct StressViewError {
+  char message[256] = {};
+};
+
+class StressView {
+ public:
+  StressView(uint8_t* payload, uint64_t payload_bytes, uint8_t* counter, uint64_t counter_bytes)
+      : payload_(payload), payload_bytes_(payload_bytes), counter_(counter),
+        counter_bytes_(counter_bytes) {}
+
+  bool failed() const { return failed_; }
+  const StressViewError& error() const { return error_; }
+
+  class Payload {
+   public:
+    explicit Payload(StressView* v) : v_(v) {}
+    StressSpan span() const {
+      return StressSpan{reinterpret_cast<uint64_t>(v_->payload_), v_->payload_bytes_};
+    }
+    template <class Out>
+    bool read(uint64_t off, uint64_t n, Out& out) {
+      if (!v_->inside(off, n, v_->payload_bytes_, "payload read")) return false;
+      using Addr = std::remove_reference_t<decltype(out.local_addr)>;
+      using Size = std::remove_reference_t<decltype(out.nbytes)>;
+      uint8_t* p = v_->payload_ + off;
+      if constexpr (std::is_pointer_v<Addr>) {
+        out.local_addr = reinterpret_cast<Addr>(p);
+      } else {
+        out.local_addr = static_cast<Addr>(reinterpret_cast<uintptr_t>(p));
+      }
+      out.nbytes = static_cast<Size>(n);
+      return true;
+    }
+    bool write(uint64_t off, const void* src, uint64_t n) {
+      if (!v_->inside(off, n, v_->payload_bytes_, "payload write")) return false;
+      if (n == 0) return true;
+      if (src == nullptr) return v_->fail("payload write from a null source");
+      uint8_t* dst = v_->payload_ + off;
+      if (dst != src) std::memmove(dst, src, n);
+      return true;
+    }
+
+   private:
+    StressView* v_;
+  };
+
+  class Counter {
+   public:
+    explicit Counter(StressView* v) : v_(v) {}
+    StressSpan span() const {
+      return StressSpan{reinterpret_cast<uint64_t>(v_->counter_), v_->counter_bytes_};
+    }
+    template <class Op>
+    bool notify(uint64_t off, int32_t value, Op op) {
+      int32_t* p = v_->slot(off, "counter notify");
+      if (p == nullptr) return false;
+      switch (static_cast<uint32_t>(op)) {
+        case 0: __atomic_store_n(p, value, __ATOMIC_RELEASE); return true;
+        case 1: __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL); return true;
+      }
+      return v_->fail("counter notify with an unknown op");
+    }
+    template <class Cmp, class Sample>
+    bool test(uint64_t off, int32_t cmp_value, Cmp cmp, Sample& sample) {
+      int32_t* p = v_->slot(off, "counter test");
+      if (p == nullptr) return false;
+      const int32_t observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+      bool known = false;
+      const bool held = holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known);
+      if (!known) return v_->fail("counter test with an unknown compare");
+      sample.matched = held;
+      sample.observed = observed;
+      return true;
+    }
+    template <class Cmp>
+    bool wait(uint64_t off, int32_t cmp_value, Cmp cmp, uint64_t timeout_ns, int32_t& observed) {
+      int32_t* p = v_->slot(off, "counter wait");
+      if (p == nullptr) return false;
+      const uint64_t start = steady_now_ns();
+      for (uint64_t polls = 0;; ++polls) {
+        observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+        bool known = false;
+        if (holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known)) return true;
+        if (!known) return v_->fail("counter wait with an unknown compare");
+        // Read the clock now and then only: the peer usually moves first.
+        if (timeout_ns == 0 || (polls % 64 == 63 && steady_now_ns() - start >= timeout_ns)) {
+          return false;
+        }
+        std::this_thread::yield();
+      }
+    }
+
+   private:
+    static bool holds(int32_t observed, uint32_t cmp, int32_t value, bool* known) {
+      *known = true;
+      switch (cmp) {
+        case 0: return observed == value;
+        case 1: return observed != value;
+        case 2: return observed > value;
+        case 3: return observed >= value;
+        case 4: return observed < value;
+        case 5: return observed <= value;
+      }
+      *known = false;
+      return false;
+    }
+    StressView* v_;
+  };
+
+  Payload payload() { return Payload(this); }
+  Counter counter() { return Counter(this); }
+
+ private:
+  bool fail(const char* what) {
+    if (!failed_) std::snprintf(error_.message, sizeof(error_.message), "%s", what);
+    failed_ = true;
+    return false;
+  }
+  bool inside(uint64_t off, uint64_t n, uint64_t limit, const char* what) {
+    if (failed_) return false;
+    if (off > limit || n > limit - off) {
+      char buf[160];
+      std::snprintf(buf, sizeof(buf), "%s outside its span: %llu + %llu > %llu", what,
+                    static_cast<unsigned long long>(off), static_cast<unsigned long long>(n),
+                    static_cast<unsigned long long>(limit));
+      return fail(buf);
+    }
+    return true;
+  }
+  int32_t* slot(uint64_t off, const char* what) {
+    if (!inside(off, 4, counter_bytes_, what)) return nullptr;
+    if (off % 4 != 0) {
+      fail("counter slot misaligned");
+      return nullptr;
+    }
+    return reinterpret_cast<int32_t*>(counter_ + off);
+  }
+
+  uint8_t* payload_;
+  uint64_t payload_bytes_;
+  uint8_t* counter_;
+  uint64_t counter_bytes_;
+  bool failed_ = false;
+  StressViewError error_;
+};
+
+}  // namespace spsq_stress
+
+#endif  // SPSQ_SANITIZERS_STRESS_STRESS_VIEW_H_
