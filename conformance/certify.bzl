@@ -25,6 +25,11 @@ variants prove the suite fails no correct endpoint). A preflight,
 runs the endpoint in a binary of its own against the reference runtime.
 """
 
+load("//fuzz:l2_stream.bzl", "spsq_l2_stream_harness")
+load("//fuzz:l3_stream.bzl", "spsq_l3_stream_harness")
+load("//sanitizers/interleave:interleave.bzl", "spsq_interleave_binary")
+load("//sanitizers/stress:stress.bzl", "spsq_l2_stress_binaries")
+
 # One suite source per spec section, then liveness and the interpretations;
 # both roles have them.
 SPEC_SECTIONS = [
@@ -45,6 +50,14 @@ ALL_SECTIONS = SPEC_SECTIONS + [
 # Sections built once per certification (for the first MaxInflight): the
 # 2^32-message counter wrap does not depend on the window and takes minutes.
 ONCE_SECTIONS = ["wrap"]
+
+# The stages beyond the suite that one build holds (conformance/tools/stages.py):
+# the corpus replay of the harnesses, the interleaving explorer and the
+# stress binaries (plain; tools/certify adds their TSan build and libFuzzer).
+# Every stage binary is defined for every certification, tagged manual (a
+# wildcard never builds it); the report test runs those of `stages`.
+L2_STAGES = ["corpus", "explorer", "stress"]
+L3_STAGES = ["corpus"]
 
 # Under sanitizers the wrap run is skipped (hours instrumented); its clause may
 # then be UNTESTED without failing the certification.
@@ -132,7 +145,9 @@ def spsq_l2_certification(
         impl_files = [],
         tags = [],
         size = "medium",
-        testonly = False):
+        testonly = False,
+        depth = "standard",
+        stages = L2_STAGES):
     """Certifies an L2 endpoint template.
 
     Args:
@@ -172,6 +187,10 @@ def spsq_l2_certification(
       tags: tags for every generated target.
       size: size of the report test.
       testonly: mark generated libraries testonly (for testonly deps).
+      depth: the report test's depth when SPSQ_CERT_DEPTH does not say:
+        quick, standard or deep (conformance/tools/stages.py).
+      stages: the stages beyond the suite the report test runs (of
+        L2_STAGES); tools/certify builds and runs the rest.
     """
     suite_copts = copts + _system_include_copts(system_includes)
     binaries = []
@@ -263,10 +282,22 @@ def spsq_l2_certification(
             _interop(name, cfg, n, interop_deps, suite_copts, features, individual_tests, tags)
             binaries.append((n, "interop", cfg + "_interop"))
 
+    stage_args, stage_data = _l2_stage_targets(
+        name,
+        ":%s_mi%d_config" % (name, max_inflight[0]),
+        stages,
+        suite_copts,
+        features,
+        tags,
+    )
     _report_test(
         name = name,
         role = "L2",
         binaries = binaries,
+        once_sections = once_sections,
+        depth = depth,
+        stage_args = stage_args,
+        extra_data = stage_data,
         endpoint_template = endpoint_template,
         implementation = implementation,
         impl_files = impl_files,
@@ -282,6 +313,50 @@ def spsq_l2_certification(
         size = size,
         testonly = testonly,
     )
+
+def _l2_stage_targets(name, config, stages, copts, features, tags):
+    """Defines the L2 stage binaries over `config` (a certification's config
+    library) and returns (report-test args, data) for those in `stages`.
+
+      <name>_stage_l2_stream          the l2_stream harness (replay build;
+                                      libFuzzer under --config=libfuzzer)
+      <name>_stage_explorer           the interleaving explorer (gtest)
+      <name>_stage_stress_two_thread  the two-thread and cross-process stress
+      <name>_stage_stress_cross_process  (gtest; TSan under --config=tsan)
+    """
+    for s in stages:
+        if s not in L2_STAGES:
+            fail("stages: %s is not one of %s" % (s, L2_STAGES))
+    manual = tags + ["manual"]
+    spsq_l2_stream_harness(
+        name = name + "_stage_l2_stream",
+        config = config,
+        copts = copts,
+        features = features,
+        tags = manual,
+        testonly = True,
+    )
+    spsq_interleave_binary(name = name + "_stage_explorer", config = config, tags = manual)
+    spsq_l2_stress_binaries(
+        name = name + "_stage_stress",
+        config = config,
+        copts = copts,
+        features = features,
+        tags = manual,
+    )
+    args, data = [], []
+    if "corpus" in stages:
+        args.append("--corpus=l2_stream:$(rootpath :%s_stage_l2_stream):corpora/l2_stream" % name)
+        data += [":%s_stage_l2_stream" % name, "//corpora:l2_stream"]
+    if "explorer" in stages:
+        args.append("--stage-binary=explorer:explorer:$(rootpath :%s_stage_explorer)" % name)
+        data.append(":%s_stage_explorer" % name)
+    if "stress" in stages:
+        for kind in ("two_thread", "cross_process"):
+            t = "%s_stage_stress_%s" % (name, kind)
+            args.append("--stage-binary=stress:stress_%s:$(rootpath :%s)" % (kind, t))
+            data.append(":" + t)
+    return args, data
 
 def _interop(name, cfg, n, interop_deps, suite_copts, features, individual_tests, tags):
     """The interop section of one MaxInflight: the endpoint under test and the
@@ -351,10 +426,14 @@ def _report_test(
         require_pass_roles = [],
         allow_untested = [],
         allow_untested_sanitized = [],
+        once_sections = [],
+        depth = "standard",
+        stage_args = [],
         tags = [],
         size = "medium",
         testonly = False):
     """The test that runs `binaries` [(max_inflight, section, target)] and
+    the stages in `stage_args` (certify_run's --corpus/--stage-binary), and
     writes the verdict table and certification package."""
     native.genrule(
         name = name + "_toolchain",
@@ -375,6 +454,8 @@ def _report_test(
     ]
     for n, section, target in binaries:
         args.append("--binary=%d:%s:$(rootpath :%s)" % (n, section, target))
+    args += ["--once-section=" + s for s in once_sections]
+    args += ["--default-depth=" + depth] + stage_args
     for f in impl_files:
         args += ["--impl-files", "$(locations %s)" % f]
     if expected_verdicts:
@@ -461,7 +542,9 @@ def spsq_l3_certification(
         sections = None,
         once_sections = None,
         tags = [],
-        size = "enormous"):
+        size = "enormous",
+        depth = "standard",
+        stages = L3_STAGES):
     """Certifies an L3 queue through an L3Adapter (see conformance/l3/l3_adapter.h).
 
     Every clause the L3 role judges (roles L3 and both) must PASS, or be an
@@ -482,7 +565,25 @@ def spsq_l3_certification(
         (2^32 + 2048 messages per direction through the adapter).
       tags: tags for every generated target.
       size: size of the report test (the wrap runs for minutes).
+      depth: the report test's depth when SPSQ_CERT_DEPTH does not say.
+      stages: the stages beyond the suite the report test runs (of
+        L3_STAGES; <name>_stage_l3_stream is the l3_stream harness over the
+        adapter, libFuzzer under --config=libfuzzer).
     """
+    for s in stages:
+        if s not in L3_STAGES:
+            fail("stages: %s is not one of %s" % (s, L3_STAGES))
+    spsq_l3_stream_harness(
+        name = name + "_stage_l3_stream",
+        adapter_deps = adapter_deps + extra_deps,
+        tags = tags + ["manual"],
+        testonly = True,
+    )
+    stage_args, stage_data = [], []
+    if "corpus" in stages:
+        stage_args.append("--corpus=l3_stream:$(rootpath :%s_stage_l3_stream):corpora/l3_stream" %
+                          name)
+        stage_data += [":%s_stage_l3_stream" % name, "//corpora:l3_stream"]
     if sections == None:
         sections = SPEC_SECTIONS + ["l3_interop"]
     if once_sections == None:
@@ -517,6 +618,10 @@ def spsq_l3_certification(
         endpoint_template = "spsq_conf::L3Adapter",
         implementation = implementation,
         impl_files = impl_files,
+        once_sections = once_sections,
+        depth = depth,
+        stage_args = stage_args,
+        extra_data = stage_data,
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,
         tags = tags,
         size = size,

@@ -15,10 +15,9 @@ defining make_l3_adapter() picks the queue under test:
   <name>             libFuzzer binary under --config=libfuzzer, AFL++ binary under
                      --config=afl, replay binary (//fuzz:replay_main) otherwise
   <name>_regression  (corpus given) cc_test replaying //corpora:<corpus>
-
-The drivers mirror spsq_fuzz_target in fuzz/fuzz.bzl (same engine select);
-the two are meant to be folded into one macro.
 """
+
+load("//fuzz:fuzz.bzl", "spsq_fuzz_driver", "spsq_fuzz_regression")
 
 def spsq_l3_stream_harness(name, adapter_deps, tags = [], testonly = False, corpus = None):
     native.cc_library(
@@ -28,30 +27,7 @@ def spsq_l3_stream_harness(name, adapter_deps, tags = [], testonly = False, corp
         tags = tags,
         testonly = testonly,
     )
-
-    native.cc_binary(
-        name = name,
-        deps = [":" + name + "_harness"] + select({
-            "//fuzz:engine_libfuzzer": [],
-            "//fuzz:engine_afl": [],
-            "//conditions:default": ["//fuzz:replay_main"],
-        }),
-        linkopts = select({
-            "//fuzz:engine_libfuzzer": ["-fsanitize=fuzzer"],
-            "//fuzz:engine_afl": ["/usr/lib/afl/libAFLDriver.a"],
-            "//conditions:default": [],
-        }),
-        tags = tags,
-        testonly = testonly,
-    )
-
+    spsq_fuzz_driver(name, ":" + name + "_harness", tags = tags, testonly = testonly)
     if corpus:
-        corpus_label = "//corpora:%s" % corpus
-        native.cc_test(
-            name = name + "_regression",
-            size = "small",
-            deps = [":" + name + "_harness", "//fuzz:replay_main"],
-            data = [corpus_label],
-            args = ["$(rootpaths %s)" % corpus_label],
-            tags = ["fuzz_regression"] + tags,
-        )
+        spsq_fuzz_regression(name + "_regression", ":" + name + "_harness", corpus, tags = tags,
+                             testonly = testonly)

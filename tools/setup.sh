@@ -7,6 +7,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev afl++ libboost-dev
   libreaderwriterqueue-dev pybind11-dev python3-dev python3
   chromium  # the browser test of report.html
+  llvm-14  # llvm-profdata and llvm-cov: tools/certify --coverage
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -63,6 +63,10 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
         expect_fail = expect_fail,
         # Each mutant is caught by the sections it lists; no interop stage.
         interop_deps = [],
+        # CI certifies every mutant and variant at depth quick (suite and the
+        # corpus replay); tools/certify runs them through the other stages.
+        depth = "quick",
+        stages = ["corpus"],
         size = "medium",
         testonly = True,
     )

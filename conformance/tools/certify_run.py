@@ -26,11 +26,15 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import catalogue  # noqa: E402
+import coverage  # noqa: E402
 import report_html  # noqa: E402
+import stages as S  # noqa: E402
 import verdicts as V  # noqa: E402
 
 def _timeouts():
@@ -51,6 +55,29 @@ def parse_args(argv):
     p.add_argument("--toolchain-file")
     p.add_argument("--suite-marker", help="a runfile inside conformance/, to find the checkout")
     p.add_argument("--binary", action="append", default=[], help="MI:SECTION:PATH")
+    p.add_argument("--depth", choices=S.DEPTHS,
+                   help="quick, standard or deep (default: $SPSQ_CERT_DEPTH, else "
+                        "--default-depth); see stages.py")
+    p.add_argument("--default-depth", choices=S.DEPTHS, default="standard")
+    p.add_argument("--all-stages", action="store_true",
+                   help="run every stage given at this depth's budgets (a quick look at what "
+                        "each stage catches, e.g. for the mutants)")
+    p.add_argument("--once-section", action="append", default=[],
+                   help="a suite section that runs only at depth standard and deep (the wrap)")
+    p.add_argument("--stage-binary", action="append", default=[], metavar="STAGE:SECTION:PATH",
+                   help="a GoogleTest binary of a stage other than the suite (explorer, tsan)")
+    p.add_argument("--corpus", action="append", default=[], metavar="HARNESS:PATH:DIR[,DIR]",
+                   help="a harness's replay build and its corpus (stage corpus)")
+    p.add_argument("--libfuzzer", action="append", default=[], metavar="HARNESS:PATH",
+                   help="a harness's libFuzzer build (stage fuzz; tools/certify builds it)")
+    p.add_argument("--fuzz-seconds", type=int,
+                   help="libFuzzer budget per harness (default: 60 at standard, 600 at deep)")
+    p.add_argument("--coverage", action="store_true",
+                   default=bool(os.environ.get("SPSQ_CERT_COVERAGE")),
+                   help="report line and branch coverage of --impl-files under everything that "
+                        "ran (binaries built with --config=coverage; tools/certify --coverage)")
+    p.add_argument("--stage-untested", action="append", default=[], metavar="STAGE:WHAT=WHY",
+                   help="a stage that cannot run in this build, and why")
     p.add_argument("--sources", nargs="*", default=[], help="test sources (crash mapping)")
     p.add_argument("--impl-files", nargs="*", action="extend", default=[])
     p.add_argument("--expect-fail", default="")
@@ -190,7 +217,10 @@ def attribute(cases, declared):
 
 
 def label_of(path):
-    """The Bazel label of a binary given by its runfiles path."""
+    """The Bazel label of a binary given by its runfiles path, or by its path
+    under a bazel-bin symlink (tools/certify's builds)."""
+    if os.path.isabs(path) and "-bin/" in path:
+        path = path.split("-bin/", 1)[1]
     if path.startswith("external/"):
         parts = path.split("/")
         return "@%s//%s:%s" % (parts[1], "/".join(parts[2:-1]), parts[-1])
@@ -234,6 +264,12 @@ def run_binary(mi, section, path, workdir, crash_map):
         case.properties["clauses"] = ",".join(crash_map.get(full, []))
         cases.append(case)
     return cases, rc
+
+
+def impl_sources(files):
+    """The implementation's files as the compiler saw them (runfiles paths of
+    the main repository are execroot paths; external ones keep external/)."""
+    return sorted({f[len("../"):] if f.startswith("../") else f for f in files})
 
 
 def check_expected(path, verdicts, by_id, allow_untested):
@@ -292,14 +328,108 @@ def main(argv):
         with open(src, errors="replace") as f:
             crash_map.update(V.clauses_by_test(f.read()))
 
-    cases, binaries = [], []
-    for spec in args.binary:
-        mi, section, path = spec.split(":", 2)
+    depth = args.depth or os.environ.get("SPSQ_CERT_DEPTH") or args.default_depth
+    if depth not in S.DEPTHS:
+        print("certify: SPSQ_CERT_DEPTH=%s is not a depth; use one of %s" % (
+            depth, ", ".join(S.DEPTHS)), file=sys.stderr)
+        return 2
+    wanted = S.STAGES_AT["deep"] if args.all_stages else S.STAGES_AT[depth]
+    progress = S.Progress()
+    raw_profiles = tempfile.mkdtemp(prefix="spsq-cert-profiles-") if args.coverage else None
+    if raw_profiles:
+        coverage.enable(raw_profiles)
+    ran_binaries = []  # instrumented binaries whose profiles coverage reads
+    runs, cases, binaries = [], [], []
+    depth_not_run = {}  # clause -> why: judged only by a section this depth leaves out
+
+    def gtest_stage(stage, mi, section, path):
+        start = time.time()
+        progress.show(stage, section, 0, 0, 0, 0)
         got, rc = run_binary(mi, section, path, pkg, crash_map)
         annotate(got, path, "mi%s_%s" % (mi, section))
         cases.extend(got)
-        binaries.append({"max_inflight": int(mi), "section": section,
+        ran_binaries.append(path)
+        binaries.append({"max_inflight": int(mi), "section": section, "stage": stage,
                          "sha256": sha256_file(path), "exit": str(rc), "tests": len(got)})
+        run = S.StageRun(stage, "mi%s:%s" % (mi, section) if int(mi) else section)
+        run.elapsed = time.time() - start
+        run.execs = sum(1 for c in got if c.ran)
+        failed = sum(1 for c in got if c.failures)
+        run.status = "FAIL" if failed else "PASS"
+        run.reason = "%d tests ran, %d failed" % (run.execs, failed)
+        progress.show(stage, run.what, run.elapsed, 0, run.execs, failed, final=True)
+        return run
+
+    suite_runs = []
+    for spec in args.binary:
+        mi, section, path = spec.split(":", 2)
+        stage = "wrap" if section in args.once_section else "suite"
+        if stage in wanted:
+            (suite_runs if stage == "suite" else runs).append(gtest_stage(stage, mi, section, path))
+            continue
+        run = S.not_run(stage, section, "not run at depth %s (it runs at standard and deep)" %
+                        depth)
+        runs.append(run)
+        for test in list_tests(path):
+            suite_name, _, name = test.partition(".")
+            key = "%s.%s" % (suite_name.split("/")[-1], name.split("/")[0])
+            for token in crash_map.get(key, []):
+                depth_not_run.setdefault(catalogue.clause_of(token), run.reason)
+    if suite_runs:
+        suite = S.StageRun("suite", "%d binaries" % len(suite_runs))
+        suite.elapsed = sum(r.elapsed for r in suite_runs)
+        suite.execs = sum(r.execs for r in suite_runs)
+        bad = [r.what for r in suite_runs if r.status == "FAIL"]
+        suite.status = "FAIL" if bad else "PASS"
+        suite.reason = "%d tests ran%s" % (suite.execs, "; failing: " + ", ".join(bad) if bad
+                                           else "")
+        runs.insert(0, suite)
+
+    for spec in S.last_wins(args.stage_binary, 2):
+        stage, section, path = spec.split(":", 2)
+        if stage in wanted:
+            # One binary in several stages (stress plain and under TSan) keeps
+            # its results apart: the section names the stage.
+            if not section.startswith(stage):
+                section = "%s_%s" % (stage, section)
+            runs.append(gtest_stage(stage, 0, section, path))
+        else:
+            runs.append(S.not_run(stage, section, "not run at depth %s" % depth))
+
+    libfuzzer = dict(item.split(":", 1) for item in S.last_wins(args.libfuzzer, 1))
+    fuzz_seconds = args.fuzz_seconds if args.fuzz_seconds is not None else S.FUZZ_SECONDS[depth]
+    fuzz_work = tempfile.mkdtemp(prefix="spsq-cert-fuzz-")
+    for spec in S.last_wins(args.corpus, 1):
+        harness, path, dirs = spec.split(":", 2)
+        label = label_of(path)
+        log = os.path.join(pkg, "logs", "stage_%s.log" % harness)
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        run = S.run_corpus(harness, path, dirs.split(","), pkg, label, progress, log,
+                           minimizer=libfuzzer.get(harness))
+        ran_binaries.append(path)
+        runs.append(run)
+        cases.extend(S.cases_of(run))
+        if "fuzz" not in wanted:
+            runs.append(S.not_run("fuzz", harness, "not run at depth %s" % depth))
+        elif harness not in libfuzzer:
+            runs.append(S.not_run("fuzz", harness, "no libFuzzer build of it was given: "
+                                  "`tools/certify --depth %s %s` builds and runs one" % (
+                                      depth, os.environ.get("TEST_TARGET", args.name))))
+        elif fuzz_seconds <= 0:
+            runs.append(S.not_run("fuzz", harness, "a fuzzing budget of 0 s"))
+        else:
+            run = S.run_fuzz(harness, libfuzzer[harness], dirs.split(","), pkg, fuzz_work,
+                             label, fuzz_seconds, progress, log)
+            runs.append(run)
+            cases.extend(S.cases_of(run))
+            if raw_profiles:  # what fuzzing found, through the instrumented replay build
+                S.replay_quietly(path, os.path.join(fuzz_work, "fuzz-corpus", harness))
+    shutil.rmtree(fuzz_work, ignore_errors=True)
+    for item in args.stage_untested:
+        key, why = item.split("=", 1)
+        stage, what = key.split(":", 1)
+        if stage in wanted:
+            runs.append(S.not_run(stage, what, why))
 
     build = hashlib.sha256()
     for b in sorted(binaries, key=lambda b: (b["max_inflight"], b["section"])):
@@ -323,15 +453,26 @@ def main(argv):
         "toolchain": toolchain,
         "implementation_files": impl,
         "binaries": binaries,
+        "depth": depth,
+        "stages": [r.to_json() for r in runs],
         "tests_run": sum(1 for c in cases if c.ran),
         "tests_failed": sum(1 for c in cases if c.failures),
         "generated_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 
-    not_run = dict(item.split("=", 1) for item in args.stage_not_run)
+    if raw_profiles:
+        identity["coverage"] = coverage.report(
+            raw_profiles, sorted(set(ran_binaries)), impl_sources(args.impl_files),
+            os.path.join(pkg, "coverage"))
+        shutil.rmtree(raw_profiles, ignore_errors=True)
+    # A clause only the left-out sections judge may stay UNTESTED at this depth.
+    args.allow_untested = ",".join([a for a in [args.allow_untested] if a] + sorted(depth_not_run))
+    not_run = dict(depth_not_run)
+    not_run.update(item.split("=", 1) for item in args.stage_not_run)
     identity["stages_not_run"] = not_run
     verdicts = V.compute_verdicts(clauses, cases, args.role, not_run)
-    md = V.render_markdown(verdicts, identity)
+    md = (V.render_markdown(verdicts, identity) + S.render_markdown(runs) +
+          coverage.render_markdown(identity.get("coverage")))
     js = V.render_json(verdicts, identity)
     junit = V.render_junit(verdicts, identity)
     page = report_html.render(V.report_document(verdicts, identity))
@@ -367,6 +508,8 @@ def main(argv):
     print("\nreport: %s (and report.html)\npackage: %s" % (
         os.path.join(shown, "report.md"), os.path.join(shown, args.name + "-package.tar.gz")))
     print("summary: " + ", ".join("%s %d" % (k, summary[k]) for k in V.ORDER))
+    print("stages (depth %s): " % depth + ", ".join(
+        "%s %s %s" % (r.stage, r.what, r.status) for r in runs))
 
     status = 0
     by_id = {v.clause["id"]: v for v in verdicts}

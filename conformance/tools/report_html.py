@@ -16,9 +16,10 @@ import html
 import json
 import sys
 
-# A binary's section -> the stage column it belongs to.
+# A binary's section -> the stage column it belongs to, where the report
+# does not say (reports written before binaries carried their stage).
 STAGE_OF_SECTION = {"interop": "interop", "l3_interop": "interop", "wrap": "wrap"}
-STAGES = ("suite", "interop", "wrap")
+STAGES = ("suite", "interop", "wrap", "explorer", "tsan", "corpus", "fuzz")
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
@@ -62,17 +63,35 @@ def _e(text):
     return html.escape(str(text), quote=True)
 
 
+def _stage_of_section(identity):
+    out = {}
+    for b in identity.get("binaries", []):
+        out[b["section"]] = b.get("stage") or STAGE_OF_SECTION.get(b["section"], "suite")
+    for r in identity.get("stages", []):
+        out.setdefault("%s_%s" % (r["stage"], r["what"]), r["stage"])
+    return out
+
+
+def _stage_rank(stage):
+    return STAGES.index(stage) if stage in STAGES else len(STAGES)
+
+
 def columns(identity):
-    """[(max_inflight, stage)] in the order the binaries ran."""
+    """[(max_inflight, stage)]: the suite's per configuration, then one column
+    per further stage (MaxInflight 0: not tied to one window)."""
+    stage_of = _stage_of_section(identity)
     out = []
     for b in identity.get("binaries", []):
-        col = (b["max_inflight"], STAGE_OF_SECTION.get(b["section"], "suite"))
+        col = (b["max_inflight"], stage_of[b["section"]])
         if col not in out:
             out.append(col)
-    return sorted(out, key=lambda c: (c[0], STAGES.index(c[1])))
+    for r in identity.get("stages", []):
+        if r["stage"] != "suite" and not any(c[1] == r["stage"] for c in out):
+            out.append((0, r["stage"]))
+    return sorted(out, key=lambda c: (_stage_rank(c[1]), c[0]))
 
 
-def _cell_of_test(name):
+def _cell_of_test(name, stage_of):
     """(max_inflight, stage) of a test's full name "mi<N>:<section> Suite.Test"."""
     binary = name.split(" ", 1)[0]
     mi, _, section = binary.partition(":")
@@ -80,13 +99,14 @@ def _cell_of_test(name):
         n = int(mi[2:] if mi.startswith("mi") else mi)
     except ValueError:
         return None
-    return n, STAGE_OF_SECTION.get(section, "suite")
+    return n, stage_of.get(section, STAGE_OF_SECTION.get(section, "suite"))
 
 
-def cell_status(row, col):
+def cell_status(row, col, stage_of=None):
     """What the tests of one configuration and stage showed for a clause."""
-    tests = [t for t in row.get("tests", []) if _cell_of_test(t) == col]
-    failed = [f for f in row.get("failures", []) if _cell_of_test(f["test"]) == col]
+    stage_of = stage_of or {}
+    tests = [t for t in row.get("tests", []) if _cell_of_test(t, stage_of) == col]
+    failed = [f for f in row.get("failures", []) if _cell_of_test(f["test"], stage_of) == col]
     if failed:
         return "FAIL", len(tests)
     if not tests:
@@ -94,6 +114,33 @@ def cell_status(row, col):
     if row["verdict"] in ("UNTESTED", "NOT-APPLICABLE"):
         return row["verdict"], len(tests)
     return "ran", len(tests)
+
+
+def _stage_table(identity):
+    runs = identity.get("stages") or []
+    if not runs:
+        return ""
+    rows = []
+    for r in runs:
+        budget = " / %d s" % r["budget_s"] if r.get("budget_s") else ""
+        rows.append('<tr class="stage v-%s" id="stage-%s-%s"><td>%s</td><td>%s</td><td>%s</td>'
+                    "<td>%.0f s%s</td><td>%d</td><td>%d</td><td>%s</td></tr>" % (
+                        _e(r["status"]), _e(r["stage"]), _e(r["what"]), _e(r["stage"]),
+                        _e(r["what"]), _e(r["status"]),
+                        r["elapsed_s"], budget, r["execs"], len(r["findings"]),
+                        _e(r["reason"])))
+        for i, f in enumerate(r["findings"]):
+            rows.append('<tr class="finding" id="finding-%s-%s-%d"><td colspan="7">finding %d: '
+                        "<b>%s</b> %s at <code>%s</code>; reproducer <code>%s</code>; replay: "
+                        "<code>%s</code></td></tr>" % (
+                            _e(r["stage"]), _e(r["what"]), i, i,
+                            _e(",".join(f["clauses"]) or "no clause"),
+                                        _e(f["message"]), _e(f["where"]),
+                                        _e(f.get("reproducer", "")), _e(f.get("replay", ""))))
+    return ('<h2>Stages (depth %s)</h2><table id="stages"><thead><tr><th>stage</th><th>what'
+            "</th><th>status</th><th>elapsed</th><th>execs</th><th>findings</th><th>detail"
+            "</th></tr></thead><tbody>%s</tbody></table>" % (
+                _e(identity.get("depth", "?")), "".join(rows)))
 
 
 def _drill(row, ncols):
@@ -125,9 +172,29 @@ def _drill(row, ncols):
         _e(row["id"]), ncols, "\n".join(parts)))
 
 
+def _coverage(cov):
+    if not cov:
+        return ""
+    if cov.get("error"):
+        return "<h2>Coverage</h2><p>Not measured: %s</p>" % _e(cov["error"])
+    rows = "".join("<tr><td>%s</td><td>%d/%d</td><td>%d/%d</td><td>%s</td></tr>" % (
+        _e(path), f["lines_hit"], f["lines"], f["branches_hit"], f["branches"],
+        _e(f["uncovered"] or "none")) for path, f in sorted(cov["files"].items()))
+    return ('<h2>Coverage of the implementation</h2><table id="coverage"><thead><tr><th>file'
+            "</th><th>lines hit</th><th>branches hit</th><th>lines never executed</th></tr>"
+            "</thead><tbody>%s</tbody></table>" % rows)
+
+
 def render(report):
     identity, rows = report.get("identity", {}), report.get("clauses", [])
     cols = columns(identity)
+    stage_of = _stage_of_section(identity)
+    not_ran = {}
+    for r in identity.get("stages", []):
+        if r["status"] == "UNTESTED":
+            not_ran.setdefault(r["stage"], r["reason"])
+        else:
+            not_ran[r["stage"]] = None
     summary = report.get("summary", {})
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>SPSQ %s certification: %s</title>" % (
@@ -147,6 +214,8 @@ def render(report):
     out.append('<p class="summary">' + ", ".join(
         '<span class="v-%s">%s %d</span>' % (_e(k), _e(k), v) for k, v in summary.items()) +
         "</p>")
+    out.append(_stage_table(identity))
+    out.append(_coverage(identity.get("coverage")))
     out.append('<p class="filters">Show: ' + "".join(
         "<button onclick=\"only('%s')\">%s</button>" % (v, v) for v in
         ("all", "FAIL", "UNTESTED", "INTERPRETATION", "PASS", "NOT-APPLICABLE")) + "</p>")
@@ -159,9 +228,11 @@ def render(report):
     for row in rows:
         cells = []
         for col in cols:
-            status, n = cell_status(row, col)
+            status, n = cell_status(row, col, stage_of)
             cls = "v-FAIL" if status == "FAIL" else ("v-PASS" if status == "ran" else "")
             title = "%d tests" % n if n else "no test here"
+            if not n and not_ran.get(col[1]):
+                status, cls, title = "not run", "v-UNTESTED", not_ran[col[1]]
             cells.append('<td class="cell %s" title="%s">%s</td>' % (cls, title, _e(status)))
         out.append('<tr class="clause v-%s" id="row-%s" data-id="%s" data-verdict="%s">'
                    "<td>%s</td><td>%s</td><td>%s</td>%s<td>%s</td></tr>" % (

@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import report_html  # noqa: E402
+import stages as S  # noqa: E402
 import verdicts as V  # noqa: E402
 
 
@@ -91,11 +92,22 @@ class ReportHtmlTest(unittest.TestCase):
         with open(xml, "w") as f:
             f.write(XML)
         cases = V.parse_gtest_xml(xml, "mi2:s3_publication_timeouts")
-        verdicts = V.compute_verdicts([clause("S3.PUB.1"), clause("S3.PUB.2")], cases, "L2")
-        identity = {"name": "synthetic", "role": "L2", "binaries": [
+        # A corpus replay that found a defect, and a fuzzing stage that did not run.
+        corpus = S.StageRun("corpus", "l2_stream")
+        corpus.status, corpus.execs = "FAIL", 12
+        corpus.findings.append({"clauses": ["S2.DESC.1"], "where": "fuzz/l2.cc:9",
+                                "message": "seq 3 accepted, want 2",
+                                "reproducer": "reproducers/corpus-l2_stream-0",
+                                "replay": "bazel run //x:cert_stage_l2_stream -- repro"})
+        fuzz = S.not_run("fuzz", "l2_stream", "not run at depth quick")
+        cases += S.cases_of(corpus) + S.cases_of(fuzz)
+        verdicts = V.compute_verdicts(
+            [clause("S3.PUB.1"), clause("S3.PUB.2"), clause("S2.DESC.1")], cases, "L2")
+        identity = {"name": "synthetic", "role": "L2", "depth": "quick", "binaries": [
             {"max_inflight": 1, "section": "s3_publication_timeouts"},
             {"max_inflight": 2, "section": "s3_publication_timeouts"},
-            {"max_inflight": 2, "section": "interop"}]}
+            {"max_inflight": 2, "section": "interop"}],
+            "stages": [corpus.to_json(), fuzz.to_json()]}
         cls.page = report_html.render(json.loads(V.render_json(verdicts, identity)))
         cls.path = os.path.join(cls.tmp, "report.html")
         with open(cls.path, "w") as f:
@@ -122,7 +134,7 @@ class ReportHtmlTest(unittest.TestCase):
 
     def test_fail_row_and_matrix_render(self):
         dom = self.browse()
-        self.assertEqual(dom.body.get("data-rendered"), "2", "the page's script did not run")
+        self.assertEqual(dom.body.get("data-rendered"), "3", "the page's script did not run")
         fail = dom.rows["row-S3.PUB.2"]
         self.assertIn("v-FAIL", fail["class"])
         self.assertEqual(re.findall(r"\bFAIL\b", fail["text"]), ["FAIL", "FAIL"],
@@ -130,6 +142,20 @@ class ReportHtmlTest(unittest.TestCase):
         self.assertIn("v-PASS", dom.rows["row-S3.PUB.1"]["class"])
         # Folded until asked for.
         self.assertIn("hidden", dom.rows["drill-S3.PUB.2"]["class"])
+
+    def test_stage_finding_renders(self):
+        dom = self.browse()
+        row = dom.rows["row-S2.DESC.1"]
+        self.assertIn("v-FAIL", row["class"])
+        cells = row["text"].split("\t")
+        self.assertEqual(cells.count("FAIL"), 2, "verdict and the corpus column: %r" % cells)
+        self.assertIn("not run", cells, "the fuzz column says it did not run")
+        self.assertIn("FAIL", dom.rows["stage-corpus-l2_stream"]["text"])
+        self.assertIn("not run at depth quick", dom.rows["stage-fuzz-l2_stream"]["text"])
+        finding = dom.rows["finding-corpus-l2_stream-0"]["text"]
+        for want in ("S2.DESC.1", "seq 3 accepted, want 2", "reproducers/corpus-l2_stream-0",
+                     "bazel run //x:cert_stage_l2_stream -- repro"):
+            self.assertIn(want, finding)
 
     def test_drill_down_opens_on_the_failing_clause(self):
         dom = self.browse("#clause=S3.PUB.2")

@@ -40,6 +40,10 @@ def spsq_variant(name, edits, expected, description, max_inflight = [1, 4]):
         max_inflight = max_inflight,
         # Every suite section; the wrap (minutes per endpoint) is skipped.
         once_sections = [],
+        # CI certifies every mutant and variant at depth quick (suite and the
+        # corpus replay); tools/certify runs them through the other stages.
+        depth = "quick",
+        stages = ["corpus"],
         individual_tests = False,
         size = "medium",
         tags = ["variant"],

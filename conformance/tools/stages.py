@@ -1,0 +1,343 @@
+"""Certification stages beyond the suite: corpus replay and fuzzing of the
+harnesses built over the endpoint under test, the TSan stress and the
+interleaving explorer, at a depth.
+
+A stage's verdict is its own row (PASS, FAIL or UNTESTED with the reason) in
+the report's stage table. A finding is a FAIL of the clauses the broken
+invariant names: harnesses print
+
+    spsq-finding: clauses=S2.DESC.3,W.ARENA.2 at fuzz/l2_stream_fuzz.cc:120: <cond>
+
+(fuzz/fuzz_check.h) before they abort, and the finding becomes a test case of
+the certification that judges exactly those clauses, with its reproducer in
+the package and the command that replays it. A clean fuzzing or replay run
+judges nothing: it looked for a defect and found none, which the stage row
+says, but it never makes a clause PASS (that is the suite's job). Gtest
+stages (stress, explorer) are ordinary judging tests.
+
+Depths (the budgets are seconds of wall time per harness):
+  quick     the suite without the once-built runs (the 2^32 counter wrap)
+            and the corpus replay
+  standard  everything: plus the wrap, the explorer, the stress binaries
+            (plain and under TSan) and 60 s of libFuzzer per harness (the
+            default)
+  deep      standard with the user's budgets (--fuzz-seconds), for
+            continuous fuzzing
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import verdicts as V
+
+DEPTHS = ("quick", "standard", "deep")
+# Which stages run at each depth.
+STAGES_AT = {
+    "quick": ("suite", "corpus"),
+    "standard": ("suite", "wrap", "corpus", "fuzz", "explorer", "stress", "tsan"),
+    "deep": ("suite", "wrap", "corpus", "fuzz", "explorer", "stress", "tsan"),
+}
+FUZZ_SECONDS = {"quick": 0, "standard": 60, "deep": 600}
+MINIMIZE_SECONDS = 30
+MAX_FINDINGS = 5  # per harness and stage: more of the same helps nobody
+
+FINDING = re.compile(r"spsq-finding: clauses=(\S+) at (\S+): (.*)")
+CRASHING_INPUT = re.compile(r"replay: crashing input: (.+)")
+ARTIFACT = re.compile(r"Test unit written to (\S+)")
+EXECS = re.compile(r"^#(\d+)\s")
+
+
+class Progress(object):
+    """One line per stage on the terminal: stage, elapsed against budget,
+    executions, findings. On a terminal the line is redrawn in place; in a
+    log it is printed every `every` seconds and at the end."""
+
+    def __init__(self, stream=None, every=10.0):
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.every = every
+        self._last = 0.0
+
+    def show(self, stage, what, elapsed, budget, execs, findings, final=False):
+        now = time.time()
+        if not final and not self.tty and now - self._last < self.every:
+            return
+        self._last = now
+        budget_text = "/%ds" % budget if budget else ""
+        line = "[%s %s] %.0fs%s, %d execs, %d findings" % (
+            stage, what, elapsed, budget_text, execs, findings)
+        if self.tty:
+            self.stream.write("\r\033[K" + line + ("\n" if final else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+class StageRun(object):
+    """What one stage did for one harness or binary."""
+
+    def __init__(self, stage, what, budget=0):
+        self.stage = stage
+        self.what = what
+        self.status = "UNTESTED"
+        self.reason = ""
+        self.elapsed = 0.0
+        self.budget = budget
+        self.execs = 0
+        self.findings = []  # dicts: clauses, where, message, reproducer, replay
+
+    def to_json(self):
+        return {"stage": self.stage, "what": self.what, "status": self.status,
+                "reason": self.reason, "elapsed_s": round(self.elapsed, 1),
+                "budget_s": self.budget, "execs": self.execs, "findings": self.findings}
+
+
+def last_wins(specs, fields):
+    """Stage arguments "A:B:rest" with one entry per key (the first `fields`
+    parts): a later one (tools/certify's) replaces an earlier (the macro's)."""
+    out = {}
+    for spec in specs:
+        parts = spec.split(":", fields)
+        out[tuple(parts[:fields])] = spec
+    return list(out.values())
+
+
+def not_run(stage, what, reason):
+    run = StageRun(stage, what)
+    run.reason = reason
+    return run
+
+
+def parse_finding(text):
+    """The first spsq-finding line of a harness's output, as a dict, or None."""
+    for line in text.splitlines():
+        m = FINDING.search(line)
+        if m:
+            rest = text[text.index(line) + len(line):].lstrip("\n").splitlines()
+            detail = rest[0].strip() if rest else ""
+            return {"clauses": [c for c in m.group(1).split(",") if c], "where": m.group(2),
+                    "message": (m.group(3) + (": " + detail if detail else "")).strip()}
+    return None
+
+
+def crash_summary(text):
+    """A line that says why a harness died without naming an invariant."""
+    for pattern in ("ERROR: AddressSanitizer", "runtime error:", "ERROR: libFuzzer",
+                    "WARNING: ThreadSanitizer", "Segmentation fault", "deadly signal"):
+        for line in text.splitlines():
+            if pattern in line:
+                return line.strip()
+    lines = [l for l in text.splitlines() if l.strip()]
+    return lines[-1].strip() if lines else "died with no output"
+
+
+def finding_case(run, index, finding):
+    """The test case a finding becomes: it judges the finding's clauses."""
+    case = V.TestCase("mi0:%s_%s" % (run.stage, run.what), "Stage_" + run.stage,
+                      "%s/finding%d" % (run.what, index))
+    case.properties["clauses"] = ",".join(finding["clauses"])
+    text = "%s at %s" % (finding["message"], finding["where"])
+    if finding.get("reproducer"):
+        text += "\nreproducer: %s" % finding["reproducer"]
+    case.failures.append(text)
+    if finding.get("replay"):
+        case.properties["rerun"] = finding["replay"]
+    return case
+
+
+def clean_case(run):
+    """A stage run that found nothing: a test that ran and judged nothing."""
+    return V.TestCase("mi0:%s_%s" % (run.stage, run.what), "Stage_" + run.stage, run.what)
+
+
+def _inputs(paths):
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, files in os.walk(p):
+                for f in files:
+                    if f == "BUILD" or f.startswith(("README", ".")) or f.endswith(
+                            (".md", ".dict")):
+                        continue
+                    out.append(os.path.join(root, f))
+        elif os.path.exists(p):
+            out.append(p)
+    return sorted(out)
+
+
+def _keep_reproducer(src, pkg, run, index):
+    dest_dir = os.path.join(pkg, "reproducers")
+    os.makedirs(dest_dir, exist_ok=True)
+    dest = os.path.join(dest_dir, "%s-%s-%d" % (run.stage, run.what, index))
+    shutil.copyfile(src, dest)
+    return os.path.relpath(dest, pkg)
+
+
+def run_corpus(what, binary, corpus, pkg, label, progress, log_path, minimizer=None):
+    """Replays every input of `corpus` through `binary` (the harness's plain
+    replay build). A crash is a finding; the replay goes on after the crashing
+    input, up to MAX_FINDINGS."""
+    run = StageRun("corpus", what)
+    files = _inputs(corpus)
+    if not files:
+        run.reason = "no corpus inputs under %s" % ", ".join(corpus)
+        return run
+    start = time.time()
+    remaining = files
+    while remaining and len(run.findings) < MAX_FINDINGS:
+        proc = subprocess.run([binary] + remaining, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=1800)
+        text = proc.stdout.decode(errors="replace")
+        with open(log_path, "a") as log:
+            log.write(text)
+        if proc.returncode == 0:
+            run.execs += len(remaining)
+            break
+        m = CRASHING_INPUT.search(text)
+        crashed = m.group(1).strip() if m else None
+        if crashed not in remaining:
+            run.status = "FAIL"
+            run.reason = "the replay failed outside any input: " + crash_summary(text)
+            run.elapsed = time.time() - start
+            return run
+        at = remaining.index(crashed)
+        run.execs += at + 1
+        finding = parse_finding(text) or {"clauses": [], "where": os.path.basename(crashed),
+                                          "message": crash_summary(text)}
+        index = len(run.findings)
+        finding["input"] = os.path.basename(crashed)
+        finding["reproducer"] = _keep_reproducer(crashed, pkg, run, index)
+        if minimizer:
+            minimize(minimizer, crashed, os.path.join(pkg, finding["reproducer"] + ".min"),
+                     log_path)
+            if os.path.exists(os.path.join(pkg, finding["reproducer"] + ".min")):
+                finding["reproducer"] += ".min"
+        finding["replay"] = "bazel run %s -- <package>/%s" % (label, finding["reproducer"])
+        run.findings.append(finding)
+        progress.show(run.stage, what, time.time() - start, 0, run.execs, len(run.findings))
+        remaining = remaining[at + 1:]
+    run.elapsed = time.time() - start
+    run.status = "FAIL" if run.findings else "PASS"
+    run.reason = "%d inputs replayed" % run.execs
+    progress.show(run.stage, what, run.elapsed, 0, run.execs, len(run.findings), final=True)
+    return run
+
+
+def replay_quietly(binary, corpus):
+    """Runs the replay build over a corpus for its side effects (coverage
+    profiles); findings there were already reported by the fuzz stage."""
+    files = _inputs([corpus])
+    while files:
+        proc = subprocess.run([binary] + files, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=1800)
+        if proc.returncode == 0:
+            return
+        m = CRASHING_INPUT.search(proc.stdout.decode(errors="replace"))
+        crashed = m.group(1).strip() if m else None
+        if crashed not in files:
+            return
+        files = files[files.index(crashed) + 1:]
+
+
+def minimize(binary, crash, out, log_path, seconds=MINIMIZE_SECONDS):
+    """libFuzzer's crash minimiser; leaves `out` only when it produced one."""
+    try:
+        proc = subprocess.run([binary, "-minimize_crash=1", "-max_total_time=%d" % seconds,
+                               "-exact_artifact_path=" + out, crash], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=seconds * 3)
+        with open(log_path, "a") as log:
+            log.write(proc.stdout.decode(errors="replace"))
+    except (OSError, subprocess.SubprocessError):
+        pass
+
+
+def run_fuzz(what, binary, seeds, pkg, workdir, label, seconds, progress, log_path):
+    """libFuzzer for `seconds` from the corpus; each crash is a finding, and
+    fuzzing resumes after it while budget is left."""
+    run = StageRun("fuzz", what, seconds)
+    corpus = os.path.join(workdir, "fuzz-corpus", what)
+    artifacts = os.path.join(workdir, "fuzz-artifacts", what)
+    os.makedirs(corpus, exist_ok=True)
+    os.makedirs(artifacts, exist_ok=True)
+    start = time.time()
+    while len(run.findings) < MAX_FINDINGS:
+        left = int(seconds - (time.time() - start))
+        if left <= 0:
+            break
+        cmd = [binary, "-max_total_time=%d" % left, "-print_final_stats=1", "-timeout=20",
+               "-rss_limit_mb=4096", "-artifact_prefix=" + artifacts + "/", corpus] + [
+                   s for s in seeds if os.path.isdir(s)]
+        text = []
+        base = run.execs
+        with open(log_path, "a") as log, subprocess.Popen(
+                cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
+            for raw in proc.stdout:
+                line = raw.decode(errors="replace")
+                log.write(line)
+                text.append(line)
+                m = EXECS.match(line)
+                if m:
+                    run.execs = base + int(m.group(1))
+                    progress.show("fuzz", what, time.time() - start, seconds, run.execs,
+                                  len(run.findings))
+            proc.wait()
+        out = "".join(text)
+        if proc.returncode == 0:
+            break
+        m = ARTIFACT.search(out)
+        if not m or not os.path.exists(m.group(1)):
+            run.status = "FAIL"
+            run.reason = "libFuzzer stopped without an artifact: " + crash_summary(out)
+            break
+        finding = parse_finding(out) or {"clauses": [], "where": "libFuzzer",
+                                         "message": crash_summary(out)}
+        index = len(run.findings)
+        crash = m.group(1)
+        minimize(binary, crash, crash + ".min", log_path)
+        finding["reproducer"] = _keep_reproducer(
+            crash + ".min" if os.path.exists(crash + ".min") else crash, pkg, run, index)
+        finding["replay"] = "bazel run %s -- <package>/%s" % (label, finding["reproducer"])
+        run.findings.append(finding)
+        os.remove(crash)
+    run.elapsed = time.time() - start
+    if run.status != "FAIL":
+        run.status = "FAIL" if run.findings else "PASS"
+        run.reason = "%d execs in %.0f s" % (run.execs, run.elapsed)
+    progress.show("fuzz", what, run.elapsed, seconds, run.execs, len(run.findings), final=True)
+    return run
+
+
+def cases_of(run):
+    """The test cases a non-gtest stage run contributes to the verdicts."""
+    if run.status == "UNTESTED":
+        return []
+    cases = [finding_case(run, i, f) for i, f in enumerate(run.findings)]
+    if run.status == "FAIL" and not run.findings:
+        case = V.TestCase("mi0:%s_%s" % (run.stage, run.what), "Stage_" + run.stage, run.what)
+        case.failures.append(run.reason)
+        cases.append(case)
+    return cases or [clean_case(run)]
+
+
+def render_markdown(runs):
+    """The stage table of report.md."""
+    if not runs:
+        return ""
+    lines = ["", "## Stages", "", "| stage | what | status | elapsed | execs | findings | "
+             "detail |", "|---|---|---|---|---|---|---|"]
+    for r in runs:
+        budget = " / %d s" % r.budget if r.budget else ""
+        lines.append("| %s | %s | %s | %.0f s%s | %d | %d | %s |" % (
+            r.stage, r.what, r.status, r.elapsed, budget, r.execs, len(r.findings),
+            r.reason.replace("|", "\\|")))
+    for r in runs:
+        for i, f in enumerate(r.findings):
+            lines.append("- **%s %s finding %d** (%s): %s at `%s`; reproducer `%s`; replay: "
+                         "`%s`" % (r.stage, r.what, i, ",".join(f["clauses"]) or "no clause",
+                                   f["message"], f["where"], f.get("reproducer", ""),
+                                   f.get("replay", "")))
+    return "\n".join(lines) + "\n"
