@@ -87,20 +87,21 @@ struct World {
   // ---------------------------------------------------------------- L3 peer
   bool refresh_head() {
     uint64_t head = 0;
-    if (!reconstruct(l3_head, region.counter(kInputHead), lay.depth, &head) || head > l3_pub) {
+    if (!wire::reconstruct(l3_head, region.counter(wire::kInputHead), lay.depth, &head) ||
+        head > l3_pub) {
       return false;
     }
     l3_head = head;
     return true;
   }
-  void publish_input(const ModelDesc& d) {
+  void publish_input(const wire::Descriptor& d) {
     uint8_t* slot = region.payload() + lay.input_slot(l3_pub);
-    put64(slot + 8, d.opcode);
-    put64(slot + 16, d.offset);
-    put64(slot + 24, d.nbytes);
-    put64(slot, d.seq);
+    wire::store_le64(slot + 8, d.opcode);
+    wire::store_le64(slot + 16, d.offset);
+    wire::store_le64(slot + 24, d.nbytes);
+    wire::store_le64(slot, d.seq);
     ++l3_pub;
-    region.set_counter(kInputTail, low32(l3_pub));
+    region.set_counter(wire::kInputTail, wire::low32(l3_pub));
   }
   void send(uint64_t n, uint64_t opcode) {
     if (stop_sent || !refresh_head()) return;
@@ -112,26 +113,27 @@ struct World {
     }
     for (uint64_t i = 0; i < n; ++i)
       region.payload()[p.offset + i] = pattern_byte(salt, l3_pub + 1, i);
-    publish_input(ModelDesc{l3_pub + 1, opcode, p.offset, n});
+    publish_input(wire::Descriptor{l3_pub + 1, opcode, p.offset, n});
     cursor_after.push_back(p.next);
     l3_cursor = p.next;
-    if (opcode == kOpStop) stop_sent = true;
+    if (opcode == wire::kStop) stop_sent = true;
   }
   void consume() {
     uint64_t tail = 0;
-    if (!reconstruct(l3_out_tail, region.counter(kOutputTail), lay.depth, &tail)) return;
+    if (!wire::reconstruct(l3_out_tail, region.counter(wire::kOutputTail), lay.depth, &tail))
+      return;
     l3_out_tail = tail;
     if (tail == l3_consumed || tail - l3_consumed > lay.depth) return;
     ++l3_consumed;
-    region.set_counter(kOutputHead, low32(l3_consumed));
+    region.set_counter(wire::kOutputHead, wire::low32(l3_consumed));
   }
   void craft(uint8_t op, uint8_t off_mode, uint16_t n, uint8_t seq_mode) {
     if (!refresh_head() || l3_pub - l3_head >= lay.depth) return;
-    const ModelDesc d =
+    const wire::Descriptor d =
         hostile_next_descriptor(input_of(lay), l3_pub, &l3_cursor, op, off_mode, n, seq_mode);
     publish_input(d);
     cursor_after.push_back(l3_cursor);
-    if (d.opcode == kOpStop) stop_sent = true;
+    if (d.opcode == wire::kStop) stop_sent = true;
   }
   void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
     spsq_fuzz::hostile_counter(region, off, mode, v);
@@ -142,7 +144,7 @@ struct World {
 
   static void hook_send(void* self) {
     auto* w = static_cast<World*>(self);
-    w->send(w->hook_size, kOpData);
+    w->send(w->hook_size, wire::kData);
   }
   static void hook_consume(void* self) { static_cast<World*>(self)->consume(); }
 };
@@ -209,7 +211,7 @@ class Differential {
 
   static void scalars(const World& w, int fault, uint64_t* s) {
     const RegionPartLocalSpan p = w.region.payload_span(), c = w.region.counter_span();
-    const uint64_t v[10] = {kMagicVersion,
+    const uint64_t v[10] = {wire::kMagicVersion,
                             kSession,
                             kTxn,
                             p.base,
@@ -296,7 +298,7 @@ class Differential {
 
   void take(World& w, const DiffHandle& h, Observed* o) {
     w.held.push_back(h);
-    if (h.opcode == kOpData) ++w.data_held;
+    if (h.opcode == wire::kData) ++w.data_held;
     o->seq = h.seq;
     o->opcode = h.opcode;
     o->offset = h.offset;
@@ -318,10 +320,10 @@ class Differential {
     const ModelLayout& l = w.lay;
     switch (kind) {
       case kL3Send:
-        w.send(x.a % (l.input_arena_bytes + 1), kOpData);
+        w.send(x.a % (l.input_arena_bytes + 1), wire::kData);
         return false;
       case kL3Stop:
-        w.send(0, kOpStop);
+        w.send(0, wire::kStop);
         return false;
       case kL3Consume:
         w.consume();
@@ -353,7 +355,7 @@ class Differential {
         const bool ok = w.t->release(h.id, 0);
         if (ok) {
           w.held.erase(w.held.begin() + static_cast<std::ptrdiff_t>(i));
-          if (h.opcode == kOpData) --w.data_held;
+          if (h.opcode == wire::kData) --w.data_held;
           w.last_released = h;
           w.have_released = true;
         }
@@ -387,7 +389,7 @@ class Differential {
         w.active = false;
         w.have_published = true;
         w.last_published = w.r.id;
-        return w.t->publish(w.r.id, (x.a & 1) ? kOpError : kOpData);
+        return w.t->publish(w.r.id, (x.a & 1) ? wire::kError : wire::kData);
       }
       case kL2Misuse:
         return misuse(w, x.a % kL2MisuseCount, static_cast<uint8_t>(x.b));
@@ -404,7 +406,7 @@ class Differential {
         w.region.payload()[l.input_arena + x.a % l.input_arena_bytes] = static_cast<uint8_t>(x.b);
         return false;
       case kHostileAbort:
-        w.region.set_counter(kInitiatorAbort, static_cast<int32_t>(x.a));
+        w.region.set_counter(wire::kInitiatorFlag, static_cast<int32_t>(x.a));
         return false;
       case kClockAdvance:
         FuzzClock::advance(x.a * 1000);
@@ -425,10 +427,10 @@ class Differential {
         return w.active && w.t->try_reserve(arg, &r);
       }
       case kPublishStale:
-        return w.have_published && w.t->publish(w.last_published, kOpData);
+        return w.have_published && w.t->publish(w.last_published, wire::kData);
       case kPublishBadOp: {
         if (!w.active) return false;
-        static constexpr uint64_t kBad[3] = {kOpStop, kOpInvalid, 7};
+        static constexpr uint64_t kBad[3] = {wire::kStop, wire::kInvalid, 7};
         w.active = false;
         return w.t->publish(w.r.id, kBad[arg % 3]);
       }
@@ -480,7 +482,7 @@ class Differential {
       SPSQ_FUZZ_CHECK(false, "%s: shared payload differs first at byte %" PRIu64 " (%u vs %u)",
                       when, i, pa[i], pb[i]);
     }
-    for (uint64_t off = 0; off < kCounterBytes; off += 64) {
+    for (uint64_t off = 0; off < wire::kCounterBytes; off += 64) {
       SPSQ_FUZZ_CHECK(a.counter(off) == b.counter(off), "%s: counter %" PRIu64 " differs: %d vs %d",
                       when, off, a.counter(off), b.counter(off));
     }

@@ -18,7 +18,7 @@ class FuzzMemory {
   FuzzMemory(uint64_t depth, uint64_t in, uint64_t out)
       : layout_(ModelLayout::of(depth, in, out)),
         payload_(new uint8_t[layout_.payload_bytes]()),
-        counter_(new int32_t[kCounterBytes / 4]()) {}
+        counter_(new int32_t[wire::kCounterBytes / 4]()) {}
 
   FuzzMemory(const FuzzMemory&) = delete;
   FuzzMemory& operator=(const FuzzMemory&) = delete;
@@ -33,8 +33,12 @@ class FuzzMemory {
   int32_t counter(uint64_t offset) const { return counter_[offset / 4]; }
   void set_counter(uint64_t offset, int32_t v) { counter_[offset / 4] = v; }
 
-  ModelDesc desc_at(uint64_t offset) const { return load_desc(payload_.get() + offset); }
-  void put_desc_at(uint64_t offset, const ModelDesc& d) { store_desc(payload_.get() + offset, d); }
+  wire::Descriptor desc_at(uint64_t offset) const {
+    return wire::decode_descriptor(payload_.get() + offset);
+  }
+  void put_desc_at(uint64_t offset, const wire::Descriptor& d) {
+    wire::encode_descriptor(d, payload_.get() + offset);
+  }
 
  private:
   ModelLayout layout_;

@@ -156,7 +156,7 @@ class FuzzView {
 
   class Counter {
    public:
-    FuzzSpan span() const { return {v_->r_->counter_base(), kCounterBytes}; }
+    FuzzSpan span() const { return {v_->r_->counter_base(), wire::kCounterBytes}; }
 
     template <class Op>
     bool notify(uint64_t offset, int32_t value, Op op) {
@@ -233,7 +233,7 @@ class FuzzView {
   }
 
   uint64_t own_abort_flag() const {
-    return s_->role == FuzzRole::L2 ? kPeerAbort : kInitiatorAbort;
+    return s_->role == FuzzRole::L2 ? wire::kPeerFlag : wire::kInitiatorFlag;
   }
 
   static bool inside(uint64_t off, uint64_t n, uint64_t start, uint64_t len) {
@@ -264,12 +264,13 @@ class FuzzView {
   }
 
   void check_counter(uint64_t off, bool write) const {
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.SIG.1,W.VIEW.1", off % 64 == 0 && off < kCounterBytes,
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.SIG.1,W.VIEW.1", off % 64 == 0 && off < wire::kCounterBytes,
                            "counter access at offset %" PRIu64, off);
     if (!write) return;
     const bool l2 = s_->role == FuzzRole::L2;
-    const bool ok = l2 ? (off == kInputHead || off == kOutputTail || off == kPeerAbort)
-                       : (off == kInputTail || off == kOutputHead || off == kInitiatorAbort);
+    const bool ok =
+        l2 ? (off == wire::kInputHead || off == wire::kOutputTail || off == wire::kPeerFlag)
+           : (off == wire::kInputTail || off == wire::kOutputHead || off == wire::kInitiatorFlag);
     // Each side writes only its own signals (S3.SIG.2-7 name the writers).
     SPSQ_FUZZ_CLAUSE_CHECK(
         l2 ? "S3.SIG.2,S3.SIG.5,S3.SIG.6,W.FLAG.3" : "S3.SIG.3,S3.SIG.4,S3.SIG.7,W.FLAG.3", ok,

@@ -30,8 +30,8 @@ inline uint32_t hostile_counter(FuzzMemory& region, uint64_t off, uint8_t mode, 
   const uint32_t cur = static_cast<uint32_t>(region.counter(off));
   const uint32_t next = mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v;
   region.set_counter(off, static_cast<int32_t>(next));
-  if (off == kInputTail || off == kInputHead) return kTouchedInputCounters;
-  if (off == kOutputTail || off == kOutputHead) return kTouchedOutputCounters;
+  if (off == wire::kInputTail || off == wire::kInputHead) return kTouchedInputCounters;
+  if (off == wire::kOutputTail || off == wire::kOutputHead) return kTouchedOutputCounters;
   return 0;  // an abort flag: the harness decides what that means
 }
 
@@ -43,8 +43,8 @@ inline uint32_t hostile_descriptor(FuzzMemory& region, const ModelLayout& lay, u
   const bool input = s < lay.depth;
   uint8_t* p = region.payload() + (input ? lay.input_ring : lay.output_ring) +
                (s % lay.depth) * 32 + (field % 4) * 8;
-  const uint64_t cur = get64(p);
-  put64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
+  const uint64_t cur = wire::load_le64(p);
+  wire::store_le64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
   return input ? kTouchedInputRing : kTouchedOutputRing;
 }
 
@@ -54,12 +54,12 @@ inline uint32_t hostile_descriptor(FuzzMemory& region, const ModelLayout& lay, u
 // way, set to n, or set to the arena's start) and the seq as seq_mode says
 // (one behind, one ahead, zero), opcode op % 5. *cursor advances only when the
 // result is still a valid descriptor, as the peer's honest successor would.
-inline ModelDesc hostile_next_descriptor(const ModelDirection& dir, uint64_t published,
-                                         uint64_t* cursor, uint8_t op, uint8_t off_mode,
-                                         uint16_t n, uint8_t seq_mode) {
+inline wire::Descriptor hostile_next_descriptor(const ModelDirection& dir, uint64_t published,
+                                                uint64_t* cursor, uint8_t op, uint8_t off_mode,
+                                                uint16_t n, uint8_t seq_mode) {
   const uint64_t nbytes = n % (dir.arena_bytes + 65);
   const Placement p = place(*cursor, nbytes, dir.arena, dir.arena_bytes);
-  ModelDesc d{published + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
+  wire::Descriptor d{published + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
   const uint64_t nudge = n & 63;
   switch (off_mode % 4) {
     case 1:

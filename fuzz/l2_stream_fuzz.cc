@@ -250,7 +250,7 @@ class L2Stream {
               l.input_arena_bytes == lay_.input_arena_bytes &&
               l.output_arena == lay_.output_arena &&
               l.output_arena_bytes == lay_.output_arena_bytes &&
-              l.payload_bytes == lay_.payload_bytes && l.counter_bytes == kCounterBytes,
+              l.payload_bytes == lay_.payload_bytes && l.counter_bytes == wire::kCounterBytes,
           "layout() differs from the contract");
       live_ok_ = true;
       return;
@@ -308,10 +308,10 @@ class L2Stream {
   void step(uint8_t kind, FuzzReader& in) {
     switch (kind) {
       case kL3Send:
-        l3_send(in.u16() % (cfg_.in + 1), kOpData);
+        l3_send(in.u16() % (cfg_.in + 1), wire::kData);
         break;
       case kL3Stop:
-        l3_send(0, kOpStop);
+        l3_send(0, wire::kStop);
         break;
       case kL3Consume:
         l3_consume();
@@ -338,7 +338,7 @@ class L2Stream {
         break;
       }
       case kL2Publish:
-        l2_publish((in.u8() & 1) ? kOpError : kOpData);
+        l2_publish((in.u8() & 1) ? wire::kError : wire::kData);
         break;
       case kL2Misuse: {
         const uint8_t v = in.u8() % kL2MisuseCount;
@@ -357,7 +357,7 @@ class L2Stream {
       }
       case kHostileAbort:
         hostile_ = true;
-        region_.set_counter(kInitiatorAbort, static_cast<int32_t>(in.u32()));
+        region_.set_counter(wire::kInitiatorFlag, static_cast<int32_t>(in.u32()));
         break;
       case kClockAdvance:
         FuzzTime::advance(in.u16() * 1000ull);
@@ -376,7 +376,7 @@ class L2Stream {
     soft_ok_ = false;
   }
 
-  bool abort_raised() const { return region_.counter(kInitiatorAbort) >= 1; }
+  bool abort_raised() const { return region_.counter(wire::kInitiatorFlag) >= 1; }
 
   // ------------------------------------------------------------ honest L3
 
@@ -385,11 +385,12 @@ class L2Stream {
   bool l3_send(uint64_t n, uint64_t opcode) {
     if (stop_sent_) return false;
     uint64_t head = 0;
-    if (!reconstruct(l3_head_, region_.counter(kInputHead), lay_.depth, &head) || head > l3_pub_) {
+    if (!wire::reconstruct(l3_head_, region_.counter(wire::kInputHead), lay_.depth, &head) ||
+        head > l3_pub_) {
       SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,S4.L2IN.5,W.CTR.1", input_counters_tampered_,
                              "L2's input head %d is impossible (known %" PRIu64
                              ", published %" PRIu64 ")",
-                             region_.counter(kInputHead), l3_head_, l3_pub_);
+                             region_.counter(wire::kInputHead), l3_head_, l3_pub_);
       return false;
     }
     l3_head_ = head;
@@ -402,33 +403,33 @@ class L2Stream {
     const uint64_t seq = l3_pub_ + 1;
     for (uint64_t i = 0; i < n; ++i)
       region_.payload()[p.offset + i] = pattern_byte(cfg_.salt, seq, i);
-    publish_input(ModelDesc{seq, opcode, p.offset, n});
+    publish_input(wire::Descriptor{seq, opcode, p.offset, n});
     sent_.push_back(Sent{opcode, p.offset, n, false});
     cursor_after_.push_back(p.next);
     l3_cursor_ = p.next;
-    if (opcode == kOpStop) stop_sent_ = true;
+    if (opcode == wire::kStop) stop_sent_ = true;
     return true;
   }
 
   // Descriptor bytes 8..31, then seq, then the tail counter.
-  void publish_input(const ModelDesc& d) {
+  void publish_input(const wire::Descriptor& d) {
     uint8_t* slot = region_.payload() + lay_.input_slot(l3_pub_);
-    put64(slot + 8, d.opcode);
-    put64(slot + 16, d.offset);
-    put64(slot + 24, d.nbytes);
-    put64(slot, d.seq);
+    wire::store_le64(slot + 8, d.opcode);
+    wire::store_le64(slot + 16, d.offset);
+    wire::store_le64(slot + 24, d.nbytes);
+    wire::store_le64(slot, d.seq);
     ++l3_pub_;
-    region_.set_counter(kInputTail, low32(l3_pub_));
+    region_.set_counter(wire::kInputTail, wire::low32(l3_pub_));
   }
 
   // Takes one output message, checks it against what L2 published, releases it.
   void l3_consume() {
     if (output_counters_tampered_) return;  // the harness's L3 no longer knows the truth
     uint64_t tail = 0;
-    const int32_t word = region_.counter(kOutputTail);
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1", reconstruct(l3_out_tail_, word, lay_.depth, &tail),
-                           "L2's output tail %d is impossible (known %" PRIu64 ")", word,
-                           l3_out_tail_);
+    const int32_t word = region_.counter(wire::kOutputTail);
+    SPSQ_FUZZ_CLAUSE_CHECK(
+        "S3.CTR.1,W.CTR.1", wire::reconstruct(l3_out_tail_, word, lay_.depth, &tail),
+        "L2's output tail %d is impossible (known %" PRIu64 ")", word, l3_out_tail_);
     SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S4.NOPROG.1", tail - l3_consumed_ <= lay_.depth,
                            "L2 published %" PRIu64 " outputs past L3's head %" PRIu64
                            " (depth %" PRIu64 ")",
@@ -438,13 +439,13 @@ class L2Stream {
     const uint64_t k = l3_consumed_;
     if (!output_area_tampered_) check_output_message(k);
     ++l3_consumed_;
-    region_.set_counter(kOutputHead, low32(l3_consumed_));
+    region_.set_counter(wire::kOutputHead, wire::low32(l3_consumed_));
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_output_message(uint64_t k) {
     SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1", k < out_sent_.size(),
                            "output %" PRIu64 " appeared without a publish", k);
-    const ModelDesc d = region_.desc_at(lay_.output_slot(k));
+    const wire::Descriptor d = region_.desc_at(lay_.output_slot(k));
     const Sent& s = out_sent_[k];
     uint64_t next = 0;
     SPSQ_FUZZ_CLAUSE_CHECK("W.SEQ.1,W.DESC.1,W.ARENA.1,W.DIR.1,S2.ZERO.1",
@@ -483,16 +484,16 @@ class L2Stream {
     } else if (acquired_ == l3_pub_) {
       a = kNothing;
     } else {
-      const ModelDesc d = region_.desc_at(lay_.input_slot(acquired_));
+      const wire::Descriptor d = region_.desc_at(lay_.input_slot(acquired_));
       uint64_t next = 0;
       const bool valid = desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, &next);
       // An input ERROR shaped like DATA: delivered (OPEN.ERRIN A) or poison (B).
-      ModelDesc as_data = d;
-      as_data.opcode = kOpData;
-      const bool error_in = d.opcode == kOpError &&
+      wire::Descriptor as_data = d;
+      as_data.opcode = wire::kData;
+      const bool error_in = d.opcode == wire::kError &&
                             desc_valid(input_of(lay_), as_data, acquired_, consumer_cursor_, &next);
       const bool phys_full = data_out_ >= MI;
-      if (valid && d.opcode == kOpStop) {
+      if (valid && d.opcode == wire::kStop) {
         // STOP takes the extra slot whatever the window; a descriptor already
         // published behind it may poison as soon as STOP is acquired.
         a = kProgress | (l3_pub_ > acquired_ + 1 ? kPoisonDesc : 0);
@@ -517,11 +518,11 @@ class L2Stream {
   SPSQ_FUZZ_NO_COVERAGE const char* next_desc_clauses() const {
     if (stop_acquired_) return "S4.STOP.7,S4.STOP.11";
     if (acquired_ == l3_pub_) return "S4.NOPROG.1,W.CTR.2";
-    const ModelDesc d = region_.desc_at(lay_.input_slot(acquired_));
+    const wire::Descriptor d = region_.desc_at(lay_.input_slot(acquired_));
     if (d.seq != acquired_ + 1) return "W.SEQ.1,S4.POISON.1";
     if (!input_of(lay_).carries(d.opcode)) return "W.DIR.1,S4.POISON.2";
     if (d.nbytes == 0) return d.offset == 0 ? "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2" : "S2.ZERO.2";
-    if (d.opcode == kOpStop) return "W.STOP.1,S4.STOP.1";
+    if (d.opcode == wire::kStop) return "W.STOP.1,S4.STOP.1";
     if (d.nbytes > lay_.input_arena_bytes) return "S2.FIT.1,S4.POISON.6";
     uint64_t next = 0;
     if (!desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, &next)) {
@@ -531,15 +532,15 @@ class L2Stream {
   }
 
   // A descriptor whose only fault is its offset (payload replay).
-  bool offset_only_fault(const ModelDesc& d) const {
+  bool offset_only_fault(const wire::Descriptor& d) const {
     if (!input_of(lay_).carries(d.opcode) || d.nbytes > lay_.input_arena_bytes) return false;
-    if (d.opcode == kOpStop && d.nbytes != 0) return false;
+    if (d.opcode == wire::kStop && d.nbytes != 0) return false;
     return true;
   }
 
   static void hook_send(void* self) {
     auto* s = static_cast<L2Stream*>(self);
-    s->l3_send(s->hook_size_, kOpData);
+    s->l3_send(s->hook_size_, wire::kData);
   }
 
   void l2_peek(uint64_t timeout, bool hook, uint64_t hook_size, bool blocking) {
@@ -636,7 +637,7 @@ class L2Stream {
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7", !abort_raised(),
                            "timeout expired with the initiator abort flag at %d and no "
                            "REMOTE_ABORTED",
-                           region_.counter(kInitiatorAbort));
+                           region_.counter(wire::kInitiatorFlag));
   }
 
   // Payload offset of a span the endpoint lent (0 for an empty one).
@@ -653,15 +654,15 @@ class L2Stream {
     SPSQ_FUZZ_CLAUSE_CHECK("W.SEQ.1,S0.PURPOSE.1,S2.SEQ.1", seq == acquired_ + 1,
                            "acquired seq %" PRIu64 ", want %" PRIu64, seq, acquired_ + 1);
     SPSQ_FUZZ_CLAUSE_CHECK("W.DIR.1,S2.OPC.1,S4.POISON.2",
-                           opcode == kOpData || opcode == kOpStop || opcode == kOpError,
+                           opcode == wire::kData || opcode == wire::kStop || opcode == wire::kError,
                            "acquired opcode %" PRIu64, opcode);
     SPSQ_FUZZ_CLAUSE_CHECK(
-        "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2", opcode == kOpStop || !window_held_full(),
+        "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2", opcode == wire::kStop || !window_held_full(),
         "acquired a message with %" PRIu64 " DATA handles held (window %" PRIu64 ")", held_data_,
         MI);
     // The handle obeys the arena rule and stays inside the input arena (an
     // input ERROR is judged as the DATA it is delivered like: OPEN.ERRIN A).
-    ModelDesc d{seq, opcode == kOpError ? kOpData : opcode, off, n};
+    wire::Descriptor d{seq, opcode == wire::kError ? wire::kData : opcode, off, n};
     SPSQ_FUZZ_CLAUSE_CHECK("W.ARENA.1,W.ARENA.3,S2.ZERO.1,W.STOP.1,S4.STOP.1,S2.OFF.1",
                            desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, next_cursor),
                            "handle seq %" PRIu64 " breaks the contract: op %" PRIu64 " [%" PRIu64
@@ -690,7 +691,7 @@ class L2Stream {
   void on_acquired(const Handle& h) {
     uint64_t next = 0;
     check_handle(h, &next);
-    const bool stop = Api::opcode(h) == kOpStop;
+    const bool stop = Api::opcode(h) == wire::kStop;
     held_.push_back(Held{h, acquired_, !stop});
     released_.push_back(false);
     consumer_cursor_ = next;
@@ -865,7 +866,7 @@ class L2Stream {
   SPSQ_FUZZ_NO_COVERAGE void check_publish(uint64_t opcode, uint64_t seq, uint64_t off,
                                            uint64_t n) {
     const uint64_t slot = lay_.output_slot(out_pub_);
-    const ModelDesc d = region_.desc_at(slot);
+    const wire::Descriptor d = region_.desc_at(slot);
     SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.2,W.DESC.1,S2.DESC.1,W.SEQ.1",
                            d.seq == seq && d.opcode == opcode && d.offset == off && d.nbytes == n,
                            "published descriptor differs from the reservation");
@@ -879,7 +880,7 @@ class L2Stream {
         last_seq = -1, tail = -1, last_write = -1;
     for (int i = 0; i < vs_.logged; ++i) {
       const Access& a = vs_.log[i];
-      if (a.kind == AccessKind::NOTIFY && a.offset == kOutputTail) tail = i;
+      if (a.kind == AccessKind::NOTIFY && a.offset == wire::kOutputTail) tail = i;
       if (a.kind != AccessKind::WRITE) continue;
       last_write = i;
       const uint64_t lo = a.offset, hi = a.offset + a.nbytes;
@@ -917,8 +918,8 @@ class L2Stream {
       const ModelLayout& l = m.layout();
       const uint64_t n = 1 + cfg_.salt % 8;
       for (uint64_t i = 0; i < n; ++i) m.payload()[l.input_arena + i] = pattern_byte(0, 1, i);
-      m.put_desc_at(l.input_slot(0), ModelDesc{1, kOpData, l.input_arena, n});
-      m.set_counter(kInputTail, 1);
+      m.put_desc_at(l.input_slot(0), wire::Descriptor{1, wire::kData, l.input_arena, n});
+      m.set_counter(wire::kInputTail, 1);
       foreign_->have = foreign_->ep.input().try_peek(foreign_->h);
       SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.5,S4.NOPROG.1", foreign_->have,
                              "a second queue did not deliver its first input");
@@ -1006,13 +1007,13 @@ class L2Stream {
         if (!have_published_) return;
         calling();
         call_op_ = wire::kOpOutputPublish;
-        ok = ep_.output().publish(last_published_, Api::opcode_value(kOpData));
+        ok = ep_.output().publish(last_published_, Api::opcode_value(wire::kData));
         clauses = "S4.L2OUT.3,S4.L2OUT.4,S4.L2OUT.5";
         break;
       case kPublishBadOp: {
         if (!active_) return;
         calling();
-        static constexpr uint64_t kBad[3] = {kOpStop, kOpInvalid, 7};
+        static constexpr uint64_t kBad[3] = {wire::kStop, wire::kInvalid, 7};
         call_op_ = wire::kOpOutputPublish;
         ok = ep_.output().publish(r_, Api::opcode_value(kBad[arg % 3]));
         active_ = false;
@@ -1051,19 +1052,20 @@ class L2Stream {
   // Publishes the next input descriptor with chosen fields (honest tail bump).
   void hostile_craft(uint8_t op, uint8_t off_mode, uint16_t n, uint8_t seq_mode) {
     uint64_t head = 0;
-    if (stop_sent_ && seq_mode % 4 == 0 && op % 4 == kOpStop) return;
-    if (!reconstruct(l3_head_, region_.counter(kInputHead), lay_.depth, &head) || head > l3_pub_) {
+    if (stop_sent_ && seq_mode % 4 == 0 && op % 4 == wire::kStop) return;
+    if (!wire::reconstruct(l3_head_, region_.counter(wire::kInputHead), lay_.depth, &head) ||
+        head > l3_pub_) {
       return;
     }
     l3_head_ = head;
     if (l3_pub_ - l3_head_ >= lay_.depth) return;  // even a hostile L3 keeps the ring sane here
     hostile_ = true;
-    const ModelDesc d =
+    const wire::Descriptor d =
         hostile_next_descriptor(input_of(lay_), l3_pub_, &l3_cursor_, op, off_mode, n, seq_mode);
     publish_input(d);
     sent_.push_back(Sent{d.opcode, d.offset, d.nbytes, true});
     cursor_after_.push_back(l3_cursor_);
-    if (d.opcode == kOpStop) stop_sent_ = true;
+    if (d.opcode == wire::kStop) stop_sent_ = true;
   }
 
   void hostile_scribble(uint16_t off, uint8_t v) {
@@ -1130,7 +1132,7 @@ class L2Stream {
         case wire::kRemoteAborted:
           SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.12,W.FLAG.2", abort_raised(),
                                  "REMOTE_ABORTED with the initiator flag at %d",
-                                 region_.counter(kInitiatorAbort));
+                                 region_.counter(wire::kInitiatorFlag));
           break;
         case wire::kInvalidDescriptor:
           SPSQ_FUZZ_CLAUSE_CHECK("S2.ERROR.1,S4.NOPROG.1,S4.POISON.1", hostile_ || misuse_step_,
@@ -1183,18 +1185,18 @@ class L2Stream {
   SPSQ_FUZZ_NO_COVERAGE void check_counter_writes() {
     for (int i = 0; i < vs_.noted; ++i) {
       const Access& a = vs_.notes[i];
-      if (a.offset == kInputHead) {
+      if (a.offset == wire::kInputHead) {
         uint64_t head = 0;
         SPSQ_FUZZ_CLAUSE_CHECK(
             "S4.L2IN.5,W.CTR.1,S3.CTR.1",
-            reconstruct(head_written_, a.value, lay_.depth, &head) && head > head_written_,
+            wire::reconstruct(head_written_, a.value, lay_.depth, &head) && head > head_written_,
             "input head written %d after %" PRIu64, a.value, head_written_);
         head_written_ = head;
         SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.L2IN.6,S4.STOP.9", head_written_ <= acquired_,
                                "input head %" PRIu64 " passed the %" PRIu64 " messages acquired",
                                head_written_, acquired_);
-      } else if (a.offset == kOutputTail) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,W.CTR.1", a.value == low32(tail_written_ + 1),
+      } else if (a.offset == wire::kOutputTail) {
+        SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,W.CTR.1", a.value == wire::low32(tail_written_ + 1),
                                "output tail written %d after %" PRIu64, a.value, tail_written_);
         ++tail_written_;
         SPSQ_FUZZ_CLAUSE_CHECK(

@@ -8,23 +8,14 @@
 
 #include <cstdint>
 
+#include "conformance/model/wire_model.h"
 #include "fuzz/fuzz_check.h"
 
 namespace spsq_fuzz {
 
-inline constexpr uint64_t kMagicVersion = 0x5350535100010000ull;
-inline constexpr uint64_t kCounterBytes = 384;
-inline constexpr uint64_t kInputTail = 0;
-inline constexpr uint64_t kInputHead = 64;
-inline constexpr uint64_t kOutputTail = 128;
-inline constexpr uint64_t kOutputHead = 192;
-inline constexpr uint64_t kInitiatorAbort = 256;  // written by L3
-inline constexpr uint64_t kPeerAbort = 320;       // written by L2
-
-inline constexpr uint64_t kOpInvalid = 0;
-inline constexpr uint64_t kOpData = 1;
-inline constexpr uint64_t kOpStop = 2;
-inline constexpr uint64_t kOpError = 3;
+// Constants, descriptor bytes and counter reconstruction are the suite's
+// model's (conformance/model/wire_model.h), under their names there.
+namespace wire = spsq_conf::wire;
 
 struct ModelLayout {
   uint64_t depth = 0;
@@ -55,7 +46,7 @@ struct ModelDirection {
   uint64_t ring, arena, arena_bytes;
   bool input;  // input carries DATA and STOP; output DATA and ERROR
   bool carries(uint64_t opcode) const {
-    return opcode == kOpData || opcode == (input ? kOpStop : kOpError);
+    return opcode == wire::kData || opcode == (input ? wire::kStop : wire::kError);
   }
 };
 
@@ -66,46 +57,8 @@ inline ModelDirection output_of(const ModelLayout& l) {
   return {l.output_ring, l.output_arena, l.output_arena_bytes, false};
 }
 
-struct ModelDesc {
-  uint64_t seq = 0, opcode = 0, offset = 0, nbytes = 0;
-};
-
-inline uint64_t get64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
-inline void put64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline ModelDesc load_desc(const uint8_t* p) {
-  return {get64(p), get64(p + 8), get64(p + 16), get64(p + 24)};
-}
-inline void store_desc(uint8_t* p, const ModelDesc& d) {
-  put64(p, d.seq);
-  put64(p + 8, d.opcode);
-  put64(p + 16, d.offset);
-  put64(p + 24, d.nbytes);
-}
-
-// The signed low 32 bits a head/tail slot holds.
-inline int32_t low32(uint64_t v) {
-  const uint32_t u = static_cast<uint32_t>(v & 0xffffffffu);
-  return u >= 0x80000000u ? static_cast<int32_t>(static_cast<int64_t>(u) - 0x100000000ll)
-                          : static_cast<int32_t>(u);
-}
-
-// The only count in [local, local + depth] whose low word is `observed`.
-inline bool reconstruct(uint64_t local, int32_t observed, uint64_t depth, uint64_t* out) {
-  const uint64_t ahead =
-      (static_cast<uint64_t>(static_cast<uint32_t>(observed)) - (local & 0xffffffffu)) &
-      0xffffffffu;
-  if (ahead > depth) return false;
-  *out = local + ahead;
-  return true;
-}
-
-// Arena rule: where n bytes go at `cursor`, and the cursor after them.
+// Arena rule: where n bytes go at `cursor`, and the cursor after them. An
+// inline copy of wire::place (out of line there), for the fuzzers' speed.
 struct Placement {
   uint64_t offset = 0, start = 0, next = 0;
 };
@@ -133,15 +86,15 @@ inline bool has_room(uint64_t published, uint64_t released, uint64_t depth, uint
 
 // Descriptor validity at logical index k with the consumer's arena cursor.
 // On success *next_cursor is the cursor after the message.
-inline bool desc_valid(const ModelDirection& dir, const ModelDesc& d, uint64_t k, uint64_t cursor,
-                       uint64_t* next_cursor) {
+inline bool desc_valid(const ModelDirection& dir, const wire::Descriptor& d, uint64_t k,
+                       uint64_t cursor, uint64_t* next_cursor) {
   if (d.seq != k + 1) return false;
   if (!dir.carries(d.opcode)) return false;
   if (d.nbytes == 0) {
     *next_cursor = cursor;
     return d.offset == 0;
   }
-  if (d.opcode == kOpStop) return false;
+  if (d.opcode == wire::kStop) return false;
   if (d.nbytes > dir.arena_bytes) return false;
   const Placement p = place(cursor, d.nbytes, dir.arena, dir.arena_bytes);
   if (d.offset != p.offset) return false;

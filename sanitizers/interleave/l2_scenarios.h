@@ -70,7 +70,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
     uint64_t received = 0;
     explicit State(const WireLayout& l)
         : layout(l),
-          region(l.payload_bytes, kCounterBytes),
+          region(l.payload_bytes, wire::kCounterBytes),
           peer(SchedView<PeerSpan>(&region), l) {}
   };
 
@@ -86,7 +86,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
     fields.payload_base = reinterpret_cast<uint64_t>(st->region.payload_base());
     fields.payload_bytes = st->layout.payload_bytes;
     fields.counter_base = reinterpret_cast<uint64_t>(st->region.counter_base());
-    fields.counter_bytes = kCounterBytes;
+    fields.counter_bytes = wire::kCounterBytes;
     fields.depth = spec.depth;
     fields.input_arena_bytes = spec.input_arena;
     fields.output_arena_bytes = spec.output_arena;
@@ -105,8 +105,9 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
         if (!stop_sent) {
           for (uint64_t j = 0; j < spec.input_bytes; ++j) buf[j] = input_byte(sent, j);
           const bool stop = sent == spec.messages;
-          const L3Peer::Result r = stop ? st->peer.try_send(kOpStop, nullptr, 0)
-                                        : st->peer.try_send(kOpData, buf.data(), spec.input_bytes);
+          const L3Peer::Result r =
+              stop ? st->peer.try_send(wire::kStop, nullptr, 0)
+                   : st->peer.try_send(wire::kData, buf.data(), spec.input_bytes);
           if (r == L3Peer::Result::FAILED) run.fail("L3 send: " + st->peer.error());
           if (r == L3Peer::Result::OK) {
             progress = true;
@@ -118,7 +119,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
         if (r == L3Peer::Result::FAILED) run.fail("L3 receive: " + st->peer.error());
         if (r == L3Peer::Result::OK) {
           const uint64_t i = st->received;
-          const uint64_t want_op = is_error_output(i) ? kOpError : kOpData;
+          const uint64_t want_op = is_error_output(i) ? wire::kError : wire::kData;
           if (static_cast<uint64_t>(m.opcode) != want_op || m.nbytes != spec.output_bytes) {
             run.fail("output " + std::to_string(i) + ": opcode " + std::to_string(m.opcode) +
                      ", " + std::to_string(m.nbytes) + " bytes");
@@ -179,7 +180,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
           Handle h{};
           if (ep.input().try_peek(h)) {
             progress = true;
-            if (Access::opcode(h) == kOpStop) {
+            if (Access::opcode(h) == wire::kStop) {
               stop = h;
               stop_acquired = true;
             } else {
@@ -214,7 +215,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
           const uint64_t i = st->outputs_published;
           uint8_t* out = Access::payload(r);
           for (uint64_t j = 0; j < spec.output_bytes; ++j) out[j] = output_byte(i, j);
-          const auto op = Access::opcode_value(is_error_output(i) ? kOpError : kOpData);
+          const auto op = Access::opcode_value(is_error_output(i) ? wire::kError : wire::kData);
           if (!ep.output().publish(r, op)) die("publish failed");
           ++st->outputs_published;
           if (!ep.input().release(x.h)) die("input release failed");
@@ -236,7 +237,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
       if (!st->ep->live()) return "endpoint poisoned: " + std::string(Access::message(*st->ep));
       if (!st->drained) return "endpoint never drained";
       if (st->received != spec.messages) return "L3 received " + std::to_string(st->received);
-      if (st->peer.flag(kPeerAbort) != 0) return "L2 raised its abort flag";
+      if (st->peer.flag(wire::kPeerFlag) != 0) return "L2 raised its abort flag";
       return std::string();
     };
     return s;

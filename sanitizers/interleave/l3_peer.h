@@ -18,12 +18,6 @@
 namespace spsq_sched {
 
 namespace wire = spsq_conf::wire;
-inline constexpr uint64_t kMagicVersion = wire::kMagicVersion;
-inline constexpr uint64_t kInTail = wire::kInputTail, kInHead = wire::kInputHead;
-inline constexpr uint64_t kOutTail = wire::kOutputTail, kOutHead = wire::kOutputHead;
-inline constexpr uint64_t kInitiatorAbort = wire::kInitiatorFlag, kPeerAbort = wire::kPeerFlag;
-inline constexpr uint64_t kCounterBytes = wire::kCounterBytes;
-inline constexpr uint64_t kOpData = wire::kData, kOpStop = wire::kStop, kOpError = wire::kError;
 
 struct WireLayout {
   uint64_t depth = 0, in_ring = 0, out_ring = 0;
@@ -81,14 +75,14 @@ class BasicL3Peer {
     const uint64_t offset = n != 0 ? l_.in_arena + pos : 0;
     if (n != 0 && !view_.payload().write(offset, data, n)) return Result::FAILED;
     uint8_t body[24];
-    put64(body, opcode);
-    put64(body + 8, offset);
-    put64(body + 16, n);
+    wire::store_le64(body, opcode);
+    wire::store_le64(body + 8, offset);
+    wire::store_le64(body + 16, n);
     const uint64_t slot = (in_tail_ % l_.depth) * 32;
     uint8_t seq[8];
-    put64(seq, in_tail_ + 1);
+    wire::store_le64(seq, in_tail_ + 1);
     if (!view_.payload().write(slot + 8, body, 24) || !view_.payload().write(slot, seq, 8) ||
-        !view_.counter().notify(kInTail, low32(in_tail_ + 1), 0)) {
+        !view_.counter().notify(wire::kInputTail, wire::low32(in_tail_ + 1), 0)) {
       return Result::FAILED;
     }
     ++in_tail_;
@@ -102,7 +96,7 @@ class BasicL3Peer {
     if (holding_) return fail("try_receive while holding a message");
     if (out_next_ == out_tail_) {
       int32_t observed = 0;
-      if (!read_counter(kOutTail, &observed)) return Result::FAILED;
+      if (!read_counter(wire::kOutputTail, &observed)) return Result::FAILED;
       uint64_t tail = 0;
       if (!advance(out_tail_, observed, &tail) || tail - out_head_ > l_.depth) {
         return fail("impossible output tail counter " + std::to_string(observed));
@@ -113,15 +107,15 @@ class BasicL3Peer {
     PeerBytes d;
     const uint64_t slot = l_.out_ring + (out_next_ % l_.depth) * 32;
     if (!view_.payload().read(slot, 32, d)) return fail("descriptor read failed");
-    m->seq = get64(d.local_addr);
-    m->opcode = get64(d.local_addr + 8);
-    m->offset = get64(d.local_addr + 16);
-    m->nbytes = get64(d.local_addr + 24);
+    m->seq = wire::load_le64(d.local_addr);
+    m->opcode = wire::load_le64(d.local_addr + 8);
+    m->offset = wire::load_le64(d.local_addr + 16);
+    m->nbytes = wire::load_le64(d.local_addr + 24);
     if (m->seq != out_next_ + 1) {
       return fail("output seq " + std::to_string(m->seq) + ", want " +
                   std::to_string(out_next_ + 1));
     }
-    if (m->opcode != kOpData && m->opcode != kOpError) {
+    if (m->opcode != wire::kData && m->opcode != wire::kError) {
       return fail("output opcode " + std::to_string(m->opcode));
     }
     uint64_t next = out_cursor_;
@@ -152,7 +146,7 @@ class BasicL3Peer {
 
   Result release() {
     if (!holding_) return fail("release without a held message");
-    if (!view_.counter().notify(kOutHead, low32(out_head_ + 1), 0)) {
+    if (!view_.counter().notify(wire::kOutputHead, wire::low32(out_head_ + 1), 0)) {
       return fail("head notify failed");
     }
     ++out_head_;
@@ -179,22 +173,8 @@ class BasicL3Peer {
     int32_t observed = 0;
   };
 
-  static void put64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-  }
-  static uint64_t get64(const uint8_t* p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-    return v;
-  }
-  static int32_t low32(uint64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
-
   bool advance(uint64_t local, int32_t observed, uint64_t* out) const {
-    const int32_t delta =
-        static_cast<int32_t>(static_cast<uint32_t>(observed) - static_cast<uint32_t>(local));
-    if (delta < 0 || static_cast<uint64_t>(delta) > l_.depth) return false;
-    *out = local + static_cast<uint64_t>(delta);
-    return true;
+    return wire::reconstruct(local, observed, l_.depth, out);
   }
 
   bool read_counter(uint64_t offset, int32_t* v) {
@@ -206,7 +186,7 @@ class BasicL3Peer {
 
   bool refresh_input_head() {
     int32_t observed = 0;
-    if (!read_counter(kInHead, &observed)) return false;
+    if (!read_counter(wire::kInputHead, &observed)) return false;
     uint64_t head = 0;
     if (!advance(in_head_, observed, &head) || head > in_tail_) {
       fail("impossible input head counter " + std::to_string(observed));

@@ -9,7 +9,11 @@
 #include <cstdio>
 #include <string>
 
+#include "conformance/model/wire_model.h"
+
 namespace spsq_stress {
+
+namespace wire = spsq_conf::wire;
 
 inline uint8_t pattern_byte(uint64_t stream, uint64_t index, uint64_t j) {
   uint64_t x = (stream + 1) * 0x9e3779b97f4a7c15ull ^ (index * 0xbf58476d1ce4e5b9ull) ^
@@ -24,20 +28,11 @@ inline uint64_t checksum(const uint8_t* p, uint64_t n, uint64_t index) {
   return h;
 }
 
-inline void put64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline uint64_t get64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
-
 inline void fill_payload(uint8_t* p, uint64_t n, uint64_t stream, uint64_t index) {
   for (uint64_t j = 0; j < n; ++j) p[j] = pattern_byte(stream, index, j);
   if (n >= 16) {
-    put64(p, index);
-    put64(p + 8, checksum(p + 16, n - 16, index));
+    wire::store_le64(p, index);
+    wire::store_le64(p + 8, checksum(p + 16, n - 16, index));
   }
 }
 
@@ -46,13 +41,13 @@ inline std::string check_payload(const uint8_t* p, uint64_t n, uint64_t stream, 
                                  const char* what) {
   char buf[200];
   if (n >= 16) {
-    if (get64(p) != index) {
+    if (wire::load_le64(p) != index) {
       std::snprintf(buf, sizeof(buf), "%s %llu carries index %llu (lost, duplicated or reordered)",
                     what, static_cast<unsigned long long>(index),
-                    static_cast<unsigned long long>(get64(p)));
+                    static_cast<unsigned long long>(wire::load_le64(p)));
       return buf;
     }
-    if (get64(p + 8) != checksum(p + 16, n - 16, index)) {
+    if (wire::load_le64(p + 8) != checksum(p + 16, n - 16, index)) {
       std::snprintf(buf, sizeof(buf),
                     "%s %llu checksum mismatch (payload read before fully written?)",
                     what, static_cast<unsigned long long>(index));
