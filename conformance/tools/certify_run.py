@@ -170,9 +170,10 @@ def suite_revision(marker):
     return rev + ("+local-changes" if dirty else "")
 
 
-def run_gtest(binary, xml_path, dumps, log_path, extra=(), timeout=None):
+def run_gtest(binary, xml_path, dumps, log_path, extra=(), timeout=None, env_extra=None):
     timeout = timeout or BINARY_TIMEOUT_S
     env = dict(os.environ)
+    env.update(env_extra or {})
     env["GTEST_OUTPUT"] = "xml:" + xml_path
     env.pop("XML_OUTPUT_FILE", None)  # our own test.xml, not the binary's
     env["TEST_UNDECLARED_OUTPUTS_DIR"] = dumps
@@ -237,16 +238,31 @@ def annotate(cases, path, tag):
     return cases
 
 
-def run_binary(mi, section, path, workdir, crash_map):
+def run_binary(mi, section, path, workdir, crash_map, env_extra=None):
     """TestCases of one binary, isolating tests if the binary dies."""
     tag = "mi%s_%s" % (mi, section)
     binary_name = "mi%s:%s" % (mi, section)
     xml = os.path.join(workdir, "xml", tag + ".xml")
     log = os.path.join(workdir, "logs", tag + ".log")
     dumps = os.path.join(workdir, "dumps", tag)
-    rc = run_gtest(path, xml, dumps, log)
+    logged = os.path.getsize(log) if os.path.exists(log) else 0
+    rc = run_gtest(path, xml, dumps, log, env_extra=env_extra)
     if rc in (0, 1) and os.path.exists(xml):
         return attribute(V.parse_gtest_xml(xml, binary_name), crash_map), rc
+    if rc != "timeout" and os.path.exists(xml):
+        # The binary finished (gtest wrote its XML) but a sanitizer that does
+        # not halt changed its exit status: each report fails the test that
+        # was running, which judged its clauses.
+        with open(log, errors="replace") as f:
+            f.seek(logged)
+            reports = S.sanitizer_reports(f.read())
+        cases = V.parse_gtest_xml(xml, binary_name)
+        for case in cases:
+            what = reports.get("%s.%s" % (case.suite, case.name))
+            if what:
+                case.failures.append("%s; see logs/%s.log" % (what, tag))
+        if reports:
+            return attribute(cases, crash_map), rc
     # Crash or hang: one process per test.
     cases = []
     for full in list_tests(path):
@@ -345,7 +361,10 @@ def main(argv):
     def gtest_stage(stage, mi, section, path):
         start = time.time()
         progress.show(stage, section, 0, 0, 0, 0)
-        got, rc = run_binary(mi, section, path, pkg, crash_map)
+        # Under TSan every report is kept and laid at its test's door (a halt
+        # would end the binary at the first, before the test named its clauses).
+        env = {"TSAN_OPTIONS": "halt_on_error=0"} if stage == "tsan" else None
+        got, rc = run_binary(mi, section, path, pkg, crash_map, env)
         annotate(got, path, "mi%s_%s" % (mi, section))
         cases.extend(got)
         ran_binaries.append(path)

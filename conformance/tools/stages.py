@@ -124,6 +124,26 @@ def parse_finding(text):
     return None
 
 
+SANITIZER_REPORT = re.compile(r"(WARNING: ThreadSanitizer: .*|ERROR: AddressSanitizer: .*|"
+                              r".*runtime error: .*)")
+RUNNING = re.compile(r"^\[ RUN      \] (\S+)")
+
+
+def sanitizer_reports(log_text):
+    """{test: first sanitizer report line} from a GoogleTest binary's log: a
+    report belongs to the test that was running when it was printed."""
+    out, current = {}, None
+    for line in log_text.splitlines():
+        m = RUNNING.match(line)
+        if m:
+            current = m.group(1)
+            continue
+        m = SANITIZER_REPORT.search(line)
+        if m and current and current not in out:
+            out[current] = m.group(1).strip()
+    return out
+
+
 def crash_summary(text):
     """A line that says why a harness died without naming an invariant."""
     for pattern in ("ERROR: AddressSanitizer", "runtime error:", "ERROR: libFuzzer",

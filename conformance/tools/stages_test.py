@@ -144,6 +144,14 @@ class StagesTest(unittest.TestCase):
             self.assertEqual(kept.read().strip(), "min", "the minimised input is kept")
         self.assertEqual(run.execs, 1024 + 2048, "executions of both runs add up")
 
+    def test_sanitizer_report_belongs_to_the_running_test(self):
+        log = ("[ RUN      ] Matrix/Stress.Plain/0\n[       OK ] Matrix/Stress.Plain/0\n"
+               "[ RUN      ] Matrix/Stress.Own/1\n==1==WARNING: ThreadSanitizer: data race "
+               "(pid=1)\n  Write of size 4\nWARNING: ThreadSanitizer: data race (pid=1)\n")
+        self.assertEqual(S.sanitizer_reports(log), {
+            "Matrix/Stress.Own/1": "WARNING: ThreadSanitizer: data race (pid=1)"})
+        self.assertEqual(S.sanitizer_reports("[ RUN      ] A.B\n[       OK ] A.B\n"), {})
+
     def test_parse_finding_reads_the_first_line_and_its_detail(self):
         text = "noise\nspsq-finding: clauses=A.B.1 at f.cc:1: x == y\n  x 1, y 2\nmore\n"
         self.assertEqual(S.parse_finding(text), {"clauses": ["A.B.1"], "where": "f.cc:1",
