@@ -30,34 +30,51 @@ def enable(raw_dir):
     os.environ["LLVM_PROFILE_FILE"] = os.path.join(raw_dir, "%p-%m.profraw")
 
 
+def _matches(path, wanted):
+    """The wanted source a covered path is, if any. Headers of libraries with
+    an include prefix are compiled from bazel-out/.../bin/<package>/
+    _virtual_includes/<library>/<include path>, a link to <package>/.../<include path>."""
+    if "/_virtual_includes/" in path:
+        before, after = path.split("/_virtual_includes/", 1)
+        package = before.split("/bin/", 1)[-1]
+        include = after.split("/", 1)[-1]
+        for w in wanted:
+            if w == package + "/" + include or (
+                    w.startswith(package + "/") and w.endswith("/" + include)):
+                return w
+        return None
+    for w in wanted:
+        if path == w or path.endswith("/" + w):
+            return w
+    return None
+
+
 def parse_lcov(text, wanted):
     """{source: {lines, lines_hit, branches, branches_hit, uncovered}} for the
-    files of the lcov text whose path ends with one of `wanted`."""
-    out, current = {}, None
+    files of the lcov text that are `wanted`. A header reached through several
+    include paths appears once per path; its lines and branches are merged
+    (hit if any path hit them)."""
+    lines, branches, current = {}, {}, None
     for line in text.splitlines():
         if line.startswith("SF:"):
-            path = line[3:]
-            match = [w for w in wanted if path == w or path.endswith("/" + w)]
-            current = None
-            if match:
-                current = out.setdefault(match[0], {"lines": 0, "lines_hit": 0, "branches": 0,
-                                                    "branches_hit": 0, "uncovered": []})
+            current = _matches(line[3:], wanted)
+            if current:
+                lines.setdefault(current, {})
+                branches.setdefault(current, {})
         elif current is None:
             continue
         elif line.startswith("DA:"):
             number, count = line[3:].split(",")[:2]
-            current["lines"] += 1
-            if int(count) > 0:
-                current["lines_hit"] += 1
-            else:
-                current["uncovered"].append(int(number))
+            n = int(number)
+            lines[current][n] = lines[current].get(n, False) or int(count) > 0
         elif line.startswith("BRDA:"):
-            taken = line.split(",")[-1]
-            current["branches"] += 1
-            if taken not in ("-", "0"):
-                current["branches_hit"] += 1
-    for f in out.values():
-        f["uncovered"] = ranges(sorted(set(f["uncovered"])))
+            key, taken = tuple(line[5:].split(",")[:3]), line.split(",")[-1]
+            branches[current][key] = branches[current].get(key, False) or taken not in ("-", "0")
+    out = {}
+    for f in lines:
+        out[f] = {"lines": len(lines[f]), "lines_hit": sum(lines[f].values()),
+                  "branches": len(branches[f]), "branches_hit": sum(branches[f].values()),
+                  "uncovered": ranges(sorted(n for n, hit in lines[f].items() if not hit))}
     return out
 
 

@@ -169,6 +169,19 @@ class CoverageTest(unittest.TestCase):
         self.assertEqual(got, {"core/a.h": {"lines": 4, "lines_hit": 1, "branches": 3,
                                             "branches_hit": 1, "uncovered": "2-3,5"}})
 
+    def test_headers_behind_an_include_prefix_are_the_implementation_files(self):
+        lcov = ("SF:/proc/self/cwd/bazel-out/k8-fastbuild/bin/core/_virtual_includes/endpoint/"
+                "common/q.h\nDA:3,0\nend_of_record\n")
+        got = C.parse_lcov(lcov, ["core/common/q.h", "other/common/q.h"])
+        self.assertEqual(list(got), ["core/common/q.h"])
+        self.assertEqual(got["core/common/q.h"]["uncovered"], "3")
+
+    def test_a_header_seen_twice_is_counted_once(self):
+        lcov = ("SF:a/core/q.h\nDA:1,0\nDA:2,4\nBRDA:1,0,0,0\nend_of_record\n"
+                "SF:b/core/q.h\nDA:1,2\nDA:2,0\nBRDA:1,0,0,1\nend_of_record\n")
+        self.assertEqual(C.parse_lcov(lcov, ["core/q.h"])["core/q.h"], {
+            "lines": 2, "lines_hit": 2, "branches": 1, "branches_hit": 1, "uncovered": ""})
+
     def test_uncovered_lines_read_as_ranges(self):
         self.assertEqual(C.ranges([1, 2, 3, 7, 9, 10]), "1-3,7,9-10")
         self.assertEqual(C.ranges([]), "")
