@@ -336,7 +336,13 @@ def _l2_stage_targets(name, config, stages, copts, features, tags):
         tags = manual,
         testonly = True,
     )
-    spsq_interleave_binary(name = name + "_stage_explorer", config = config, tags = manual)
+    spsq_interleave_binary(
+        name = name + "_stage_explorer",
+        config = config,
+        copts = copts,
+        features = features,
+        tags = manual,
+    )
     spsq_l2_stress_binaries(
         name = name + "_stage_stress",
         config = config,
