@@ -282,6 +282,29 @@ def run_binary(mi, section, path, workdir, crash_map, env_extra=None):
     return cases, rc
 
 
+def stage_arg_problems(args):
+    """What is wrong with the stage arguments, each naming the argument."""
+    out = []
+    for flag, specs, parts, form in (
+            ("--stage-binary", args.stage_binary, 3, "STAGE:SECTION:PATH"),
+            ("--corpus", args.corpus, 3, "HARNESS:PATH:DIR[,DIR]"),
+            ("--libfuzzer", args.libfuzzer, 2, "HARNESS:PATH")):
+        for spec in specs:
+            fields = spec.split(":", parts - 1)
+            if len(fields) != parts or not all(fields):
+                out.append("%s=%s: want %s" % (flag, spec, form))
+            elif not os.path.exists(fields[parts - 1 if flag != "--corpus" else 1]):
+                out.append("%s=%s: no such file: %s" % (
+                    flag, spec, fields[parts - 1 if flag != "--corpus" else 1]))
+    for spec in args.stage_untested:
+        key, _, why = spec.partition("=")
+        if ":" not in key or not why:
+            out.append("--stage-untested=%s: want STAGE:WHAT=WHY" % spec)
+    if args.fuzz_seconds is not None and args.fuzz_seconds < 0:
+        out.append("--fuzz-seconds=%d: a budget is 0 s or more" % args.fuzz_seconds)
+    return out
+
+
 def impl_sources(files):
     """The implementation's files as the compiler saw them (runfiles paths of
     the main repository are execroot paths; external ones keep external/)."""
@@ -332,6 +355,11 @@ def write(path, text):
 
 def main(argv):
     args = parse_args(argv)
+    # Checked before anything is written: a bad argument leaves the last report.
+    problems = stage_arg_problems(args)
+    if problems:
+        print("certify: " + "\n  ".join(problems), file=sys.stderr)
+        return 2
     out = os.path.abspath(args.out or default_out(args.name))
     if os.path.isdir(out):
         shutil.rmtree(out)
