@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "common/spsq_wire.h"
+#include "conformance/model/wire_model.h"
 #include "fuzz/fuzz_bytes.h"
 #include "fuzz/fuzz_check.h"
 
@@ -47,21 +48,6 @@ SPSQ_FUZZ_NO_COVERAGE bool reason_is_true(SpscBindingStatus st, const uint64_t* 
   return false;
 }
 
-SPSQ_FUZZ_NO_COVERAGE SpscQueueEndpointBinding from_scalars(const uint64_t* s) {
-  SpscQueueEndpointBinding b;
-  b.magic_version = s[0];
-  b.session_instance_id_bits = s[1];
-  b.transaction_id = s[2];
-  b.payload_base = s[3];
-  b.payload_bytes = s[4];
-  b.counter_base = s[5];
-  b.counter_bytes = s[6];
-  b.depth = s[7];
-  b.input_arena_bytes = s[8];
-  b.output_arena_bytes = s[9];
-  return b;
-}
-
 // Everything after the calls into the core only verifies their results.
 SPSQ_FUZZ_NO_COVERAGE void verify(const uint64_t* scalars, size_t count, SpscBindingStatus status,
                                   bool ok, const SpscQueueEndpointBinding& out,
@@ -78,17 +64,19 @@ SPSQ_FUZZ_NO_COVERAGE void verify(const uint64_t* scalars, size_t count, SpscBin
     SPSQ_FUZZ_CHECK(std::memcmp(&out, &sentinel, sizeof(out)) == 0,
                     "rejected decode wrote its output");
     if (count == 10) {
-      // Encode refuses the same bad bindings and writes nothing.
-      const SpscQueueEndpointBinding bad = from_scalars(scalars);
+      // Encode refuses the same bad bindings and writes nothing. The fields
+      // come from the suite's model, never from the decoder under test.
+      const auto bad = spsq_conf::wire::binding_from_scalars<SpscQueueEndpointBinding>(scalars);
       SPSQ_FUZZ_CHECK(!spsc_queue::encode_endpoint_binding(bad, again, 10),
                       "encode accepted a binding decode rejects");
       for (uint64_t v : again) SPSQ_FUZZ_CHECK(v == 0x5a5a5a5a5a5a5a5aull, "refused encode wrote");
     }
     return;
   }
-  // Field order is the scalar order.
-  const SpscQueueEndpointBinding expect = from_scalars(scalars);
-  SPSQ_FUZZ_CHECK(std::memcmp(&out, &expect, sizeof(out)) == 0, "decoded fields out of order");
+  // Field order is the scalar order, read by the spec's field names.
+  const auto fields = spsq_conf::wire::binding_scalars(out);
+  SPSQ_FUZZ_CHECK(std::memcmp(fields.data(), scalars, sizeof(fields)) == 0,
+                  "decoded fields out of order");
   SPSQ_FUZZ_CHECK(out.magic_version == spsc_queue::kSpscQueueMagicVersion, "magic");
   SPSQ_FUZZ_CHECK(out.transaction_id != 0, "zero transaction id accepted");
 

@@ -95,11 +95,7 @@ struct World {
     return true;
   }
   void publish_input(const wire::Descriptor& d) {
-    uint8_t* slot = region.payload() + lay.input_slot(l3_pub);
-    wire::store_le64(slot + 8, d.opcode);
-    wire::store_le64(slot + 16, d.offset);
-    wire::store_le64(slot + 24, d.nbytes);
-    wire::store_le64(slot, d.seq);
+    publish_descriptor(region.payload() + lay.input_slot(l3_pub), d);
     ++l3_pub;
     region.set_counter(wire::kInputTail, wire::low32(l3_pub));
   }
@@ -139,7 +135,7 @@ struct World {
     spsq_fuzz::hostile_counter(region, off, mode, v);
   }
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
-    hostile_descriptor(region, lay, slot, field, mode, v);
+    hostile_descriptor(region.payload(), lay, slot, field, mode, v);
   }
 
   static void hook_send(void* self) {

@@ -21,19 +21,11 @@ class FuzzRegion : public FuzzMemory {
   RegionPartLocalSpan payload_span() const { return {payload_base(), layout().payload_bytes}; }
   RegionPartLocalSpan counter_span() const { return {counter_base(), wire::kCounterBytes}; }
 
+  // The model's binding for this memory, in the reference's struct.
   spsc_queue::SpscQueueEndpointBinding binding(uint64_t session_bits, uint64_t txn) const {
-    spsc_queue::SpscQueueEndpointBinding b{};
-    b.magic_version = wire::kMagicVersion;
-    b.session_instance_id_bits = session_bits;
-    b.transaction_id = txn;
-    b.payload_base = payload_base();
-    b.payload_bytes = layout().payload_bytes;
-    b.counter_base = counter_base();
-    b.counter_bytes = wire::kCounterBytes;
-    b.depth = layout().depth;
-    b.input_arena_bytes = layout().input_arena_bytes;
-    b.output_arena_bytes = layout().output_arena_bytes;
-    return b;
+    const auto s = wire::binding_scalars(
+        wire::binding_for(layout(), payload_base(), counter_base(), session_bits, txn));
+    return wire::binding_from_scalars<spsc_queue::SpscQueueEndpointBinding>(s.data());
   }
 };
 

@@ -26,9 +26,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include <type_traits>
-#include <utility>
-
+#include "conformance/model/view_parts.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_memory.h"
 #include "fuzz/fuzz_time.h"
@@ -38,46 +36,18 @@ namespace spsq_fuzz {
 
 enum class FuzzRole { L2, L3 };
 
-// {base, logical_bytes}, convertible to the endpoint's span struct.
-struct FuzzSpan {
-  uint64_t base = 0;
-  uint64_t logical_bytes = 0;
+using spsq_conf::ViewError;
+using spsq_conf::ViewSpan;
 
-  template <class T, class = decltype(std::declval<T&>().base = 0),
-            class = decltype(std::declval<T&>().logical_bytes = 0)>
-  operator T() const {  // NOLINT: implicit by design
-    T t{};
-    t.base = base;
-    t.logical_bytes = logical_bytes;
-    return t;
-  }
-};
-
-// What error() of a failed view carries (the contract reads its message).
-struct FuzzViewError {
-  char message[256] = {};
-};
-
-// Notify ops and compare numbers (wire-contract.md, The RegionView
-// contract): Set = 0; EQ, NE, GT, GE, LT, LE = 0..5.
+// Notify ops (wire-contract.md, The RegionView contract): Set = 0.
 inline constexpr uint32_t kNotifySet = 0;
+
+// The compare by number (view_parts.h); an unknown number breaks the contract.
 inline bool fuzz_cmp_holds(int32_t observed, uint32_t cmp, int32_t value) {
-  switch (cmp) {
-    case 0:
-      return observed == value;
-    case 1:
-      return observed != value;
-    case 2:
-      return observed > value;
-    case 3:
-      return observed >= value;
-    case 4:
-      return observed < value;
-    case 5:
-      return observed <= value;
-  }
-  SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.3", false, "unknown compare %u", cmp);
-  return false;
+  bool known = false;
+  const bool held = spsq_conf::wait_cmp_holds(observed, cmp, value, &known);
+  SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.3", known, "unknown compare %u", cmp);
+  return held;
 }
 
 enum class AccessKind : uint8_t { READ, WRITE, NOTIFY, TEST, WAIT };
@@ -103,7 +73,7 @@ struct FuzzViewState {
   int noted = 0;
   int fault_in = 0;  // > 0: the fault_in-th next access fails
   bool failed = false;
-  FuzzViewError error;
+  ViewError error;
   void (*wait_hook)(void*) = nullptr;  // peer step, run once by the next unmatched wait
   void* wait_hook_arg = nullptr;
   bool half_waits = false;  // advance the clock by half the timeout per wait
@@ -123,11 +93,11 @@ class FuzzView {
   FuzzView(FuzzMemory* region, FuzzViewState* state) : r_(region), s_(state) {}
 
   bool failed() const { return s_->failed; }
-  const FuzzViewError& error() const { return s_->error; }
+  const ViewError& error() const { return s_->error; }
 
   class Payload {
    public:
-    FuzzSpan span() const { return {v_->r_->payload_base(), v_->r_->layout().payload_bytes}; }
+    ViewSpan span() const { return {v_->r_->payload_base(), v_->r_->layout().payload_bytes}; }
 
     template <class Out>
     bool read(uint64_t offset, uint64_t nbytes, Out& out) {
@@ -156,7 +126,7 @@ class FuzzView {
 
   class Counter {
    public:
-    FuzzSpan span() const { return {v_->r_->counter_base(), wire::kCounterBytes}; }
+    ViewSpan span() const { return {v_->r_->counter_base(), wire::kCounterBytes}; }
 
     template <class Op>
     bool notify(uint64_t offset, int32_t value, Op op) {
@@ -224,10 +194,7 @@ class FuzzView {
   bool admit() {
     if (s_->failed) return false;
     if (s_->fault_in > 0 && --s_->fault_in == 0) {
-      s_->failed = true;
-      std::snprintf(s_->error.message, sizeof(s_->error.message),
-                    "injected view failure (harness)");
-      return false;
+      return spsq_conf::fail_view(&s_->failed, &s_->error, "injected view failure (harness)");
     }
     return true;
   }
@@ -236,20 +203,17 @@ class FuzzView {
     return s_->role == FuzzRole::L2 ? wire::kPeerFlag : wire::kInitiatorFlag;
   }
 
-  static bool inside(uint64_t off, uint64_t n, uint64_t start, uint64_t len) {
-    return off >= start && n <= len && off - start <= len - n;
-  }
-
   void check_payload(uint64_t off, uint64_t n, bool write) const {
+    using spsq_conf::in_range;
     const ModelLayout& l = r_->layout();
-    SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.1", inside(off, n, 0, l.payload_bytes),
+    SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.1", spsq_conf::in_span(off, n, l.payload_bytes),
                     "%s of [%" PRIu64 ", +%" PRIu64 ") outside the %" PRIu64 "-byte payload span",
                     write ? "write" : "read", off, n, l.payload_bytes);
     const uint64_t ring = l.depth * 32;
-    const bool in_ring = inside(off, n, l.input_ring, ring);
-    const bool out_ring = inside(off, n, l.output_ring, ring);
-    const bool in_arena = inside(off, n, l.input_arena, l.input_arena_bytes);
-    const bool out_arena = inside(off, n, l.output_arena, l.output_arena_bytes);
+    const bool in_ring = in_range(off, n, l.input_ring, ring);
+    const bool out_ring = in_range(off, n, l.output_ring, ring);
+    const bool in_arena = in_range(off, n, l.input_arena, l.input_arena_bytes);
+    const bool out_arena = in_range(off, n, l.output_arena, l.output_arena_bytes);
     // The producer of a direction writes its ring and arena; both sides read both.
     const bool l2 = s_->role == FuzzRole::L2;
     if (write) {

@@ -24,69 +24,92 @@ enum HostileTouch : uint32_t {
   kTouchedOutputRing = 1u << 3,
 };
 
-// Moves one counter word: up or down by less than 16, or to an arbitrary
-// value (mode % 3 picks which).
-inline uint32_t hostile_counter(FuzzMemory& region, uint64_t off, uint8_t mode, uint32_t v) {
-  const uint32_t cur = static_cast<uint32_t>(region.counter(off));
-  const uint32_t next = mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v;
-  region.set_counter(off, static_cast<int32_t>(next));
+// The edits below work on values and on the payload bytes, not on a memory
+// type: the fuzzers' FuzzMemory and the conformance harness's RegionMemory
+// (l3_stream) apply them alike.
+
+// What a hostile edit of the counter word at `off` makes unpredictable.
+inline uint32_t counter_touch(uint64_t off) {
   if (off == wire::kInputTail || off == wire::kInputHead) return kTouchedInputCounters;
   if (off == wire::kOutputTail || off == wire::kOutputHead) return kTouchedOutputCounters;
   return 0;  // an abort flag: the harness decides what that means
 }
 
+// A counter word moved up or down by less than 16, or set to an arbitrary
+// value (mode % 3 picks which).
+inline int32_t hostile_counter_value(int32_t word, uint8_t mode, uint32_t v) {
+  const uint32_t cur = static_cast<uint32_t>(word);
+  return static_cast<int32_t>(mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v);
+}
+
+// The counter edit on FuzzMemory (l2_stream, differential).
+inline uint32_t hostile_counter(FuzzMemory& region, uint64_t off, uint8_t mode, uint32_t v) {
+  region.set_counter(off, hostile_counter_value(region.counter(off), mode, v));
+  return counter_touch(off);
+}
+
 // Changes one 8-byte field of one descriptor slot of either ring (slots
-// 0..depth-1 are the input ring, depth..2*depth-1 the output ring).
-inline uint32_t hostile_descriptor(FuzzMemory& region, const ModelLayout& lay, uint8_t slot,
-                                   uint8_t field, uint8_t mode, uint64_t v) {
+// 0..depth-1 are the input ring, depth..2*depth-1 the output ring): nudged by
+// less than 64 either way, or set to v (mode % 3 picks which). `Layout` is
+// any layout with the contract's ring names (ModelLayout, wire::Layout).
+template <class Layout>
+uint32_t hostile_descriptor(uint8_t* payload, const Layout& lay, uint8_t slot, uint8_t field,
+                            uint8_t mode, uint64_t v) {
   const uint64_t s = slot % (2 * lay.depth);
   const bool input = s < lay.depth;
-  uint8_t* p = region.payload() + (input ? lay.input_ring : lay.output_ring) +
-               (s % lay.depth) * 32 + (field % 4) * 8;
+  uint8_t* p = payload + (input ? lay.input_ring : lay.output_ring) +
+               (s % lay.depth) * wire::kDescriptorBytes + (field % 4) * 8;
   const uint64_t cur = wire::load_le64(p);
   wire::store_le64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
   return input ? kTouchedInputRing : kTouchedOutputRing;
 }
 
-// The descriptor a hostile producer publishes next on `dir` after
-// `published` messages: the honest placement of n % (arena + 65) bytes at
-// *cursor, then the offset bent as off_mode says (nudged by up to 63 either
-// way, set to n, or set to the arena's start) and the seq as seq_mode says
-// (one behind, one ahead, zero), opcode op % 5. *cursor advances only when the
-// result is still a valid descriptor, as the peer's honest successor would.
-inline wire::Descriptor hostile_next_descriptor(const ModelDirection& dir, uint64_t published,
-                                                uint64_t* cursor, uint8_t op, uint8_t off_mode,
-                                                uint16_t n, uint8_t seq_mode) {
-  const uint64_t nbytes = n % (dir.arena_bytes + 65);
-  const Placement p = place(*cursor, nbytes, dir.arena, dir.arena_bytes);
-  wire::Descriptor d{published + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
+// Bends an honest descriptor of n % (arena + 65) bytes: the offset as
+// off_mode says (nudged by up to 63 either way, set to n, or set to the
+// arena's start `arena`) and the seq as seq_mode says (one behind, one ahead,
+// zero).
+inline void hostile_perturb(wire::Descriptor* d, uint8_t off_mode, uint16_t n, uint8_t seq_mode,
+                            uint64_t arena) {
   const uint64_t nudge = n & 63;
   switch (off_mode % 4) {
     case 1:
-      d.offset = (off_mode & 0x80) ? d.offset + nudge : d.offset - nudge;
+      d->offset = (off_mode & 0x80) ? d->offset + nudge : d->offset - nudge;
       break;
     case 2:
-      d.offset = n;
+      d->offset = n;
       break;
     case 3:
-      d.offset = dir.arena;
+      d->offset = arena;
       break;
     default:
       break;
   }
   switch (seq_mode % 4) {
     case 1:
-      d.seq -= 1;
+      d->seq -= 1;
       break;
     case 2:
-      d.seq += 1;
+      d->seq += 1;
       break;
     case 3:
-      d.seq = 0;
+      d->seq = 0;
       break;
     default:
       break;
   }
+}
+
+// The descriptor a hostile producer publishes next on `dir` after
+// `published` messages: the honest placement of n % (arena + 65) bytes at
+// *cursor, bent by hostile_perturb, opcode op % 5. *cursor advances only when
+// the result is still a valid descriptor, as the peer's honest successor would.
+inline wire::Descriptor hostile_next_descriptor(const ModelDirection& dir, uint64_t published,
+                                                uint64_t* cursor, uint8_t op, uint8_t off_mode,
+                                                uint16_t n, uint8_t seq_mode) {
+  const uint64_t nbytes = n % (dir.arena_bytes + 65);
+  const Placement p = place(*cursor, nbytes, dir.arena, dir.arena_bytes);
+  wire::Descriptor d{published + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
+  hostile_perturb(&d, off_mode, n, seq_mode, dir.arena);
   uint64_t next = *cursor;
   if (desc_valid(dir, d, published, *cursor, &next)) *cursor = next;
   return d;

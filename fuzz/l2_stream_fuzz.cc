@@ -166,8 +166,7 @@ class L2Stream {
     vs_.role = FuzzRole::L2;
     vs_.half_waits = cfg_.half_waits;
     if (cfg_.binding_fault == 7) {  // the mapping was already gone
-      vs_.failed = true;
-      std::snprintf(vs_.error.message, sizeof(vs_.error.message), "view failed before use");
+      spsq_conf::fail_view(&vs_.failed, &vs_.error, "view failed before use");
     }
     return vs_;
   }
@@ -178,16 +177,8 @@ class L2Stream {
   // The binding L3 hands over, decoded by the endpoint's own decoder, then
   // (faults 0-5) one field broken through the names the spec lists.
   static Binding binding(const FuzzMemory& m, int fault) {
-    wire::BindingFields f;
-    f.session_instance_id_bits = kSession;
-    f.transaction_id = kTxn;
-    f.payload_base = m.payload_base();
-    f.payload_bytes = m.layout().payload_bytes;
-    f.counter_base = m.counter_base();
-    f.depth = m.layout().depth;
-    f.input_arena_bytes = m.layout().input_arena_bytes;
-    f.output_arena_bytes = m.layout().output_arena_bytes;
-    const auto s = wire::binding_scalars(f);
+    const auto s = wire::binding_scalars(
+        wire::binding_for(m.layout(), m.payload_base(), m.counter_base(), kSession, kTxn));
     Binding b{};
     SPSQ_FUZZ_CLAUSE_CHECK("S1.BIND.ORDER,W.BIND.1", Api::decode(s.data(), s.size(), &b),
                            "decode_endpoint_binding rejected a valid binding");
@@ -413,11 +404,7 @@ class L2Stream {
 
   // Descriptor bytes 8..31, then seq, then the tail counter.
   void publish_input(const wire::Descriptor& d) {
-    uint8_t* slot = region_.payload() + lay_.input_slot(l3_pub_);
-    wire::store_le64(slot + 8, d.opcode);
-    wire::store_le64(slot + 16, d.offset);
-    wire::store_le64(slot + 24, d.nbytes);
-    wire::store_le64(slot, d.seq);
+    publish_descriptor(region_.payload() + lay_.input_slot(l3_pub_), d);
     ++l3_pub_;
     region_.set_counter(wire::kInputTail, wire::low32(l3_pub_));
   }
@@ -1039,7 +1026,7 @@ class L2Stream {
 
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
     hostile_ = true;
-    note_touched(hostile_descriptor(region_, lay_, slot, field, mode, v));
+    note_touched(hostile_descriptor(region_.payload(), lay_, slot, field, mode, v));
   }
 
   void note_touched(uint32_t touched) {

@@ -47,15 +47,17 @@
 #include "conformance/harness/region_memory.h"
 #include "conformance/harness/virtual_clock.h"
 #include "conformance/l3/l3_adapter.h"
+#include "conformance/model/view_parts.h"
 #include "conformance/model/wire_model.h"
 #include "fuzz/fuzz_bytes.h"
 #include "fuzz/fuzz_check.h"
+#include "fuzz/hostile_peer.h"
 #include "fuzz/l3_stream_input.h"
+#include "fuzz/wire_model.h"
 
 namespace spsq_fuzz {
 namespace {
 
-namespace wire = spsq_conf::wire;
 using spsq_conf::Access;
 using spsq_conf::AccessKind;
 using spsq_conf::AccessLog;
@@ -99,23 +101,11 @@ Config parse_config(FuzzReader& in) {
   return c;
 }
 
-// Payload byte i of the message with seq s, salted per input: lets a consumer
-// check delivery byte-exact without storing what was sent.
-SPSQ_FUZZ_NO_COVERAGE uint8_t pattern(uint64_t salt, uint64_t seq, uint64_t i) {
-  return static_cast<uint8_t>((salt ^ (seq * 0x9e3779b1u)) + i * 131 + (i >> 8));
-}
-
-// One direction of the queue, as the harness's model uses it.
-struct Dir {
-  uint64_t ring, arena, arena_bytes, second_opcode;  // DATA and STOP (input) or ERROR
-  bool carries(uint64_t op) const { return op == wire::kData || op == second_opcode; }
-};
-
 // Why a descriptor is invalid at logical index k with the consumer at `cursor`.
 enum class Bad { kNone, kSeq, kOpcode, kZeroOffset, kStopBytes, kOversize, kOffset };
 
-SPSQ_FUZZ_NO_COVERAGE Bad desc_fault(const Dir& dir, const wire::Descriptor& d, uint64_t k,
-                                     uint64_t cursor, uint64_t* next) {
+SPSQ_FUZZ_NO_COVERAGE Bad desc_fault(const ModelDirection& dir, const wire::Descriptor& d,
+                                     uint64_t k, uint64_t cursor, uint64_t* next) {
   if (d.seq != wire::seq_of(k)) return Bad::kSeq;
   if (!dir.carries(d.opcode)) return Bad::kOpcode;
   if (d.nbytes == 0) {
@@ -185,11 +175,15 @@ bool same_public(const L3Message& a, const L3Message& b) {
 
 class L3Stream {
  public:
+  // The shared hostile peer applies its edits through the private hooks below.
+  template <class Harness>
+  friend void spsq_fuzz::run_hostile_edit(Harness& h, uint8_t which, FuzzReader& in);
+
   explicit L3Stream(const Config& c) : cfg_(c) {
     SPSQ_FUZZ_CHECK(wire::compute_layout(c.depth, c.in, c.out, &lay_), "bad fuzz layout");
     mem_ = &memory_for(lay_);
-    in_ = Dir{lay_.input_ring, lay_.input_arena, lay_.input_arena_bytes, wire::kStop};
-    out_ = Dir{lay_.output_ring, lay_.output_arena, lay_.output_arena_bytes, wire::kError};
+    in_ = ModelDirection{lay_.input_ring, lay_.input_arena, lay_.input_arena_bytes, true};
+    out_ = ModelDirection{lay_.output_ring, lay_.output_arena, lay_.output_arena_bytes, false};
     vs_.memory = mem_;
     vs_.payload_span = lay_.payload_bytes;
     vs_.counter_span = wire::kCounterBytes;
@@ -217,16 +211,9 @@ class L3Stream {
   // ------------------------------------------------------------ construction
 
   wire::BindingFields binding() const {
-    wire::BindingFields b;
-    b.session_instance_id_bits = kSession;
-    b.transaction_id = kTxn;
-    b.payload_base = reinterpret_cast<uint64_t>(mem_->payload());
-    b.payload_bytes = lay_.payload_bytes;
-    b.counter_base = reinterpret_cast<uint64_t>(mem_->counter());
-    b.counter_bytes = wire::kCounterBytes;
-    b.depth = lay_.depth;
-    b.input_arena_bytes = lay_.input_arena_bytes;
-    b.output_arena_bytes = lay_.output_arena_bytes;
+    wire::BindingFields b = wire::binding_for(lay_, reinterpret_cast<uint64_t>(mem_->payload()),
+                                              reinterpret_cast<uint64_t>(mem_->counter()),
+                                              kSession, kTxn);
     switch (cfg_.binding_fault) {
       case 0:
         b.payload_bytes += 64;
@@ -360,24 +347,11 @@ class L3Stream {
         l3_misuse(v, in.u8());
         break;
       }
-      case kL3HostileCounter: {
-        // Argument order as fuzz/hostile_peer.h reads it for every harness.
-        const uint64_t off = (in.u8() % 6) * 64ull;
-        const uint8_t mode = in.u8();
-        hostile_counter(off, mode, in.u32());
+      case kL3HostileCounter:
+      case kL3HostileDesc:
+      case kL3HostileCraft:
+        run_hostile_edit(*this, static_cast<uint8_t>(kind - kL3HostileCounter), in);
         break;
-      }
-      case kL3HostileDesc: {
-        const uint8_t slot = in.u8(), field = in.u8() % 4, mode = in.u8();
-        hostile_desc(slot, field, mode, in.u64());
-        break;
-      }
-      case kL3HostileCraft: {
-        const uint8_t op = in.u8(), off_mode = in.u8();
-        const uint16_t n = in.u16();
-        hostile_craft(op, off_mode, n, in.u8());
-        break;
-      }
       case kL3HostileScribble: {
         const uint16_t off = in.u16();
         hostile_ = true;
@@ -476,9 +450,10 @@ class L3Stream {
                            d.opcode == m.opcode && d.offset == m.offset && d.nbytes == m.nbytes,
                            "input %" PRIu64 " is not what L3 enqueued", k);
     for (uint64_t i = 0; i < d.nbytes; ++i) {
-      SPSQ_FUZZ_CLAUSE_CHECK(
-          "S0.PURPOSE.1,S3.PUB.2", mem_->payload()[d.offset + i] == pattern(cfg_.salt, k + 1, i),
-          "input %" PRIu64 " byte %" PRIu64 " differs from the enqueued buffer", k, i);
+      SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.2",
+                             mem_->payload()[d.offset + i] == pattern_byte(cfg_.salt, k + 1, i),
+                             "input %" PRIu64 " byte %" PRIu64 " differs from the enqueued buffer",
+                             k, i);
     }
   }
 
@@ -500,7 +475,7 @@ class L3Stream {
     if (!wire::has_room(released_cursor, out_cursor_, p, out_.arena_bytes, true)) return false;
     const uint64_t seq = out_pub_ + 1;
     for (uint64_t i = 0; i < n; ++i)
-      mem_->payload()[p.offset + i] = pattern(cfg_.salt ^ 0x5a, seq, i);
+      mem_->payload()[p.offset + i] = pattern_byte(cfg_.salt ^ 0x5a, seq, i);
     publish_output(wire::Descriptor{seq, opcode, p.offset, n});
     out_sent_.push_back(Msg{opcode, p.offset, n});
     out_cursor_after_.push_back(p.next);
@@ -510,11 +485,7 @@ class L3Stream {
 
   // Bytes 8..31, then seq, then the tail.
   void publish_output(const wire::Descriptor& d) {
-    uint8_t* slot = mem_->payload() + lay_.output_slot(out_pub_);
-    wire::store_le64(slot + wire::kOpcodeAt, d.opcode);
-    wire::store_le64(slot + wire::kOffsetAt, d.offset);
-    wire::store_le64(slot + wire::kNbytesAt, d.nbytes);
-    wire::store_le64(slot + wire::kSeqAt, d.seq);
+    publish_descriptor(mem_->payload() + lay_.output_slot(out_pub_), d);
     ++out_pub_;
     mem_->store_counter(wire::kOutputTail, wire::low32(out_pub_));
   }
@@ -589,7 +560,7 @@ class L3Stream {
 
   void l3_enqueue(uint64_t n, uint64_t opcode, uint64_t timeout, bool hook, bool blocking) {
     const uint64_t seq = enq_pub_ + 1;
-    for (uint64_t i = 0; i < n; ++i) src_[i] = pattern(cfg_.salt, seq, i);
+    for (uint64_t i = 0; i < n; ++i) src_[i] = pattern_byte(cfg_.salt, seq, i);
     const bool stop_before = stop_published_;
     const bool predict = !blocking && input_predictable() && !stop_before;
     const bool room = predict && input_room(n, true);
@@ -848,7 +819,7 @@ class L3Stream {
     if (payload_exact(out_taken_)) {
       for (uint64_t i = 0; i < n; ++i) {
         SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.5",
-                               dst_[i] == pattern(cfg_.salt ^ 0x5a, active_.seq, i),
+                               dst_[i] == pattern_byte(cfg_.salt ^ 0x5a, active_.seq, i),
                                "read byte %" PRIu64 " of seq %" PRIu64 " differs", i, active_.seq);
       }
     }
@@ -956,39 +927,27 @@ class L3Stream {
 
   // ------------------------------------------------------------ hostile L2
 
-  // One counter word: up or down by less than 16, or an arbitrary value.
+  // The shared hostile peer's edits (fuzz/hostile_peer.h), folded into what
+  // this harness can still predict.
   void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
     hostile_ = true;
-    const uint32_t cur = static_cast<uint32_t>(mem_->load_counter(off));
-    const uint32_t next = mode % 3 == 0 ? cur + v % 16 : mode % 3 == 1 ? cur - v % 16 : v;
-    mem_->store_counter(off, static_cast<int32_t>(next));
-    if (off == wire::kInputTail || off == wire::kInputHead) input_counters_tampered_ = true;
-    if (off == wire::kOutputTail || off == wire::kOutputHead) output_counters_tampered_ = true;
+    mem_->store_counter(off, hostile_counter_value(mem_->load_counter(off), mode, v));
+    const uint32_t touched = counter_touch(off);
+    if (touched & kTouchedInputCounters) input_counters_tampered_ = true;
+    if (touched & kTouchedOutputCounters) output_counters_tampered_ = true;
     if (off == wire::kInitiatorFlag) initiator_flag_tampered_ = true;
   }
 
-  // One 8-byte field of one descriptor slot of either ring (slots
-  // 0..depth-1: input ring, depth..2*depth-1: output ring).
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
     hostile_ = true;
-    const uint64_t s = slot % (2 * lay_.depth);
-    const bool input = s < lay_.depth;
-    uint8_t* p = mem_->payload() + (input ? lay_.input_ring : lay_.output_ring) +
-                 (s % lay_.depth) * wire::kDescriptorBytes + (field % 4) * 8;
-    const uint64_t cur = wire::load_le64(p);
-    wire::store_le64(p, mode % 3 == 0 ? cur + (v & 63) : mode % 3 == 1 ? cur - (v & 63) : v);
-    if (input) {
+    if (hostile_descriptor(mem_->payload(), lay_, slot, field, mode, v) & kTouchedInputRing) {
       input_area_tampered_ = true;
     } else {
       out_desc_tampered_ = true;
     }
   }
 
-  // The next output descriptor with chosen fields: the honest placement of
-  // n % (arena + 65) bytes, the offset bent by off_mode (nudged by up to 63,
-  // set to n, or to the arena start), the seq by seq_mode (one behind, one
-  // ahead, zero), opcode op % 5. The cursor moves only when the result is
-  // still valid, as the honest successor would.
+  // The next output descriptor with chosen fields (honest tail bump).
   void hostile_craft(uint8_t op, uint8_t off_mode, uint16_t n, uint8_t seq_mode) {
     if (output_counters_tampered_) return;
     uint64_t head = 0;
@@ -1001,41 +960,8 @@ class L3Stream {
     if (out_pub_ - head >= lay_.depth) return;  // even a hostile L2 keeps the ring sane here
     hostile_ = true;
     out_desc_tampered_ = true;
-    const uint64_t nbytes = n % (out_.arena_bytes + 65);
-    wire::Placement p;
-    if (!wire::place(out_cursor_, nbytes, out_.arena, out_.arena_bytes, &p)) {
-      p.offset = out_.arena;  // oversize: where the arena rule would have it start
-    }
-    wire::Descriptor d{out_pub_ + 1, static_cast<uint64_t>(op % 5), p.offset, nbytes};
-    const uint64_t nudge = n & 63;
-    switch (off_mode % 4) {
-      case 1:
-        d.offset = (off_mode & 0x80) ? d.offset + nudge : d.offset - nudge;
-        break;
-      case 2:
-        d.offset = n;
-        break;
-      case 3:
-        d.offset = out_.arena;
-        break;
-      default:
-        break;
-    }
-    switch (seq_mode % 4) {
-      case 1:
-        d.seq -= 1;
-        break;
-      case 2:
-        d.seq += 1;
-        break;
-      case 3:
-        d.seq = 0;
-        break;
-      default:
-        break;
-    }
-    uint64_t next = out_cursor_;
-    if (desc_fault(out_, d, out_pub_, out_cursor_, &next) == Bad::kNone) out_cursor_ = next;
+    const wire::Descriptor d =
+        hostile_next_descriptor(out_, out_pub_, &out_cursor_, op, off_mode, n, seq_mode);
     publish_output(d);
     out_sent_.push_back(Msg{d.opcode, d.offset, d.nbytes});
     out_cursor_after_.push_back(out_cursor_);
@@ -1104,23 +1030,21 @@ class L3Stream {
                            "the view saw a contract violation: %s",
                            vs_.violations.empty() ? "" : vs_.violations.front().c_str());
     const uint64_t ring = lay_.ring_bytes;
-    auto inside = [](uint64_t off, uint64_t n, uint64_t start, uint64_t len) {
-      return off >= start && n <= len && off - start <= len - n;
-    };
+    using spsq_conf::in_range;
     for (const Access& a : log_.entries()) {
       flag_attempts_ += flag_attempt(a);
       if (a.kind == AccessKind::kWrite) {
         SPSQ_FUZZ_CLAUSE_CHECK(
             "S2.ARENA.1,S2.LAYOUT.1",
-            inside(a.offset, a.nbytes, lay_.input_ring, ring) ||
-                inside(a.offset, a.nbytes, lay_.input_arena, lay_.input_arena_bytes),
+            in_range(a.offset, a.nbytes, lay_.input_ring, ring) ||
+                in_range(a.offset, a.nbytes, lay_.input_arena, lay_.input_arena_bytes),
             "L3 wrote [%" PRIu64 ", +%" PRIu64 "), which only L2 may write", a.offset, a.nbytes);
       } else if (a.kind == AccessKind::kRead) {
         SPSQ_FUZZ_CLAUSE_CHECK(
             "S2.LAYOUT.1,S2.ARENA.2",
-            inside(a.offset, a.nbytes, lay_.input_ring, 2 * ring) ||
-                inside(a.offset, a.nbytes, lay_.input_arena, lay_.input_arena_bytes) ||
-                inside(a.offset, a.nbytes, lay_.output_arena, lay_.output_arena_bytes),
+            in_range(a.offset, a.nbytes, lay_.input_ring, 2 * ring) ||
+                in_range(a.offset, a.nbytes, lay_.input_arena, lay_.input_arena_bytes) ||
+                in_range(a.offset, a.nbytes, lay_.output_arena, lay_.output_arena_bytes),
             "read of [%" PRIu64 ", +%" PRIu64 ") straddles queue regions", a.offset, a.nbytes);
       } else if (a.kind == AccessKind::kNotify) {
         SPSQ_FUZZ_CLAUSE_CHECK("S3.SIG.2,S3.SIG.5,S3.SIG.6,W.FLAG.3",
@@ -1213,7 +1137,7 @@ class L3Stream {
   Config cfg_;
   wire::Layout lay_;
   RegionMemory* mem_ = nullptr;
-  Dir in_{}, out_{};
+  ModelDirection in_{}, out_{};
   AccessLog& log_ = shared_log();
   FaultPlan faults_;
   ViewState vs_;

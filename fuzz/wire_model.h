@@ -102,6 +102,16 @@ inline bool desc_valid(const ModelDirection& dir, const wire::Descriptor& d, uin
   return true;
 }
 
+// Writes descriptor d into the ring slot at `slot` in the contract's
+// publication order: bytes 8..31, then the seq (W.ORDER.1). The producer's
+// tail store follows it.
+inline void publish_descriptor(uint8_t* slot, const wire::Descriptor& d) {
+  wire::store_le64(slot + wire::kOpcodeAt, d.opcode);
+  wire::store_le64(slot + wire::kOffsetAt, d.offset);
+  wire::store_le64(slot + wire::kNbytesAt, d.nbytes);
+  wire::store_le64(slot + wire::kSeqAt, d.seq);
+}
+
 // Payload byte i of the message with seq s, salted per input: lets a consumer
 // check delivery byte-exact without storing what was sent.
 inline uint8_t pattern_byte(uint64_t salt, uint64_t seq, uint64_t i) {

@@ -26,33 +26,18 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "conformance/harness/access_log.h"
 #include "conformance/harness/fault_plan.h"
 #include "conformance/harness/region_memory.h"
+#include "conformance/model/view_parts.h"
 
 namespace spsq_conf {
 
-// {base, logical_bytes}, convertible to the implementation's span struct.
-struct HarnessSpan {
-  uint64_t base = 0;
-  uint64_t logical_bytes = 0;
-
-  template <class T, class = decltype(std::declval<T&>().base = 0),
-            class = decltype(std::declval<T&>().logical_bytes = 0)>
-  operator T() const {  // NOLINT: implicit by design
-    T t{};
-    t.base = base;
-    t.logical_bytes = logical_bytes;
-    return t;
-  }
-};
-
-struct HarnessViewError {
-  char message[256] = {};
-};
+// The span and error types every instrument's view shares (view_parts.h).
+using HarnessSpan = ViewSpan;
+using HarnessViewError = ViewError;
 
 struct ViewState {
   RegionMemory* memory = nullptr;
@@ -82,22 +67,6 @@ struct ViewState {
   // A view that is already failed when handed to the endpoint.
   void fail_now(const char* why);
 };
-
-// RegionWaitCmp semantics by number: EQ=0, NE=1, GT=2, GE=3, LT=4, LE=5.
-// False (and *known false) for any other number.
-inline bool wait_cmp_holds(int32_t observed, uint32_t cmp, int32_t value, bool* known) {
-  *known = true;
-  switch (cmp) {
-    case 0: return observed == value;
-    case 1: return observed != value;
-    case 2: return observed > value;
-    case 3: return observed >= value;
-    case 4: return observed < value;
-    case 5: return observed <= value;
-  }
-  *known = false;
-  return false;
-}
 
 class HarnessView {
  public:
@@ -151,7 +120,7 @@ class HarnessView {
       if (s_ == nullptr || !s_->lean || s_->failed) return false;
       const uint64_t real = s_->memory->payload_bytes();
       const uint64_t limit = s_->payload_span < real ? s_->payload_span : real;
-      return offset <= limit && nbytes <= limit - offset;
+      return in_span(offset, nbytes, limit);
     }
     bool do_read(uint64_t offset, uint64_t nbytes, uint8_t** addr);
     bool do_write(uint64_t offset, const void* src, uint64_t nbytes);
@@ -212,7 +181,7 @@ class HarnessView {
       if (s_ == nullptr || !s_->lean || s_->failed) return false;
       const uint64_t real = s_->memory->counter_bytes();
       const uint64_t limit = s_->counter_span < real ? s_->counter_span : real;
-      return offset % 64 == 0 && limit >= 4 && offset <= limit - 4;
+      return offset % 64 == 0 && in_span(offset, 4, limit);
     }
     bool do_notify(uint64_t offset, int32_t value, uint32_t op);
     bool do_test(uint64_t offset, int32_t cmp_value, uint32_t cmp, int32_t* observed,

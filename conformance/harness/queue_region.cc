@@ -40,17 +40,9 @@ QueueRegion::QueueRegion(QueueParams p) : params_(p) {
 }
 
 wire::BindingFields QueueRegion::fields() const {
-  wire::BindingFields f;
-  f.session_instance_id_bits = params_.session;
-  f.transaction_id = params_.transaction;
-  f.payload_base = reinterpret_cast<uint64_t>(memory_->payload());
-  f.payload_bytes = layout_.payload_bytes;
-  f.counter_base = reinterpret_cast<uint64_t>(memory_->counter());
-  f.counter_bytes = wire::kCounterBytes;
-  f.depth = params_.depth;
-  f.input_arena_bytes = params_.input_arena;
-  f.output_arena_bytes = params_.output_arena;
-  return f;
+  return wire::binding_for(layout_, reinterpret_cast<uint64_t>(memory_->payload()),
+                           reinterpret_cast<uint64_t>(memory_->counter()), params_.session,
+                           params_.transaction);
 }
 
 bool QueueRegion::l2_store(uint8_t* dst, const void* src, uint64_t n) {

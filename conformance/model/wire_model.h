@@ -176,13 +176,53 @@ struct BindingFields {
   uint64_t output_arena_bytes = 0;
 };
 
-// The ten scalars in spec order.
-inline std::array<uint64_t, kScalarCount> binding_scalars(const BindingFields& b) {
+// The ten scalars in spec order, of BindingFields or of any struct with the
+// spec's field names (an endpoint's SpscQueueEndpointBinding: wire-contract.md
+// gives it "the ten fields in binding order").
+template <class Binding = BindingFields>
+std::array<uint64_t, kScalarCount> binding_scalars(const Binding& b) {
   return {b.magic_version,     b.session_instance_id_bits,
           b.transaction_id,    b.payload_base,
           b.payload_bytes,     b.counter_base,
           b.counter_bytes,     b.depth,
           b.input_arena_bytes, b.output_arena_bytes};
+}
+
+// The reverse: the fields of ten scalars in spec order, into BindingFields or
+// any struct with the spec's field names. No rule is checked: judging the
+// scalars is the caller's business.
+template <class Binding = BindingFields>
+Binding binding_from_scalars(const uint64_t* s) {
+  Binding b{};
+  b.magic_version = s[0];
+  b.session_instance_id_bits = s[1];
+  b.transaction_id = s[2];
+  b.payload_base = s[3];
+  b.payload_bytes = s[4];
+  b.counter_base = s[5];
+  b.counter_bytes = s[6];
+  b.depth = s[7];
+  b.input_arena_bytes = s[8];
+  b.output_arena_bytes = s[9];
+  return b;
+}
+
+// The binding L3 hands over for a queue of layout `l` whose two parts start
+// at payload_base and counter_base. `LayoutT` is Layout or any layout with
+// its depth, payload_bytes and arena sizes.
+template <class LayoutT = Layout>
+BindingFields binding_for(const LayoutT& l, uint64_t payload_base, uint64_t counter_base,
+                          uint64_t session_instance_id_bits, uint64_t transaction_id) {
+  BindingFields b;
+  b.session_instance_id_bits = session_instance_id_bits;
+  b.transaction_id = transaction_id;
+  b.payload_base = payload_base;
+  b.payload_bytes = l.payload_bytes;
+  b.counter_base = counter_base;
+  b.depth = l.depth;
+  b.input_arena_bytes = l.input_arena_bytes;
+  b.output_arena_bytes = l.output_arena_bytes;
+  return b;
 }
 
 }  // namespace wire

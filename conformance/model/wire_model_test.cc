@@ -145,6 +145,31 @@ TEST(WireModel, BindingScalarsInSpecOrder) {
   for (size_t i = 1; i < kScalarCount; ++i) EXPECT_EQ(s[i], i + 1) << i;
 }
 
+TEST(WireModel, BindingFromScalarsInSpecOrder) {
+  const uint64_t s[kScalarCount] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+  const BindingFields b = binding_from_scalars(s);
+  EXPECT_EQ(b.magic_version, 11u);
+  EXPECT_EQ(b.session_instance_id_bits, 12u);
+  EXPECT_EQ(b.transaction_id, 13u);
+  EXPECT_EQ(b.payload_base, 14u);
+  EXPECT_EQ(b.payload_bytes, 15u);
+  EXPECT_EQ(b.counter_base, 16u);
+  EXPECT_EQ(b.counter_bytes, 17u);
+  EXPECT_EQ(b.depth, 18u);
+  EXPECT_EQ(b.input_arena_bytes, 19u);
+  EXPECT_EQ(b.output_arena_bytes, 20u);
+}
+
+TEST(WireModel, BindingForLayout) {
+  Layout l;
+  ASSERT_TRUE(compute_layout(4, 128, 192, &l));
+  const BindingFields b = binding_for(l, 0x1000, 0x9000, 0x5e55, 7);
+  const auto s = binding_scalars(b);
+  const uint64_t want[kScalarCount] = {kMagicVersion, 0x5e55, 7,   0x1000, l.payload_bytes,
+                                       0x9000,        384,    4,   128,    192};
+  for (size_t i = 0; i < kScalarCount; ++i) EXPECT_EQ(s[i], want[i]) << i;
+}
+
 }  // namespace
 }  // namespace wire
 }  // namespace spsq_conf

@@ -1,8 +1,8 @@
 // Host memory standing in for one queue's RegionInstance: a PAYLOAD part and
-// a 384-byte COUNTER part, plus raw byte-level access for tests. The layout is
-// restated here from the wire contract rather than taken from the reference,
-// so a layout bug in the reference shows up as a mismatch instead of
-// agreeing with itself.
+// a 384-byte COUNTER part, plus raw byte-level access for tests. The payload
+// layout is restated here from the wire contract rather than taken from the
+// reference, so a layout bug in the reference shows up as a mismatch instead
+// of agreeing with itself; the counter slots are the core's constants.
 #ifndef SPSQ_TESTING_HOST_REGION_H_
 #define SPSQ_TESTING_HOST_REGION_H_
 
@@ -16,14 +16,15 @@
 
 namespace spsq_testing {
 
-// Counter slots (wire contract, "Counters and flags").
-inline constexpr uint64_t kInputTail = 0;
-inline constexpr uint64_t kInputHead = 64;
-inline constexpr uint64_t kOutputTail = 128;
-inline constexpr uint64_t kOutputHead = 192;
-inline constexpr uint64_t kInitiatorAbortFlag = 256;  // written by L3
-inline constexpr uint64_t kPeerAbortFlag = 320;       // written by L2
-inline constexpr uint64_t kCounterBytes = 384;
+// Counter slots under the short names the core's tests use; the offsets are
+// the core's own (common/spsq_constants.h).
+using spsc_queue::kCounterBytes;
+inline constexpr uint64_t kInputTail = spsc_queue::kInputDescTailOffset;
+inline constexpr uint64_t kInputHead = spsc_queue::kInputDescHeadOffset;
+inline constexpr uint64_t kOutputTail = spsc_queue::kOutputDescTailOffset;
+inline constexpr uint64_t kOutputHead = spsc_queue::kOutputDescHeadOffset;
+inline constexpr uint64_t kInitiatorAbortFlag = spsc_queue::kInitiatorAbortOffset;  // L3 writes
+inline constexpr uint64_t kPeerAbortFlag = spsc_queue::kPeerAbortOffset;            // L2 writes
 
 // One 32-byte descriptor slot, as decoded from explicit little-endian bytes.
 struct RawDescriptor {

@@ -7,12 +7,11 @@
 #define SPSQ_SANITIZERS_INTERLEAVE_SCHED_VIEW_H_
 
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "conformance/model/view_parts.h"
 #include "sanitizers/interleave/scheduler.h"
 
 namespace spsq_sched {
@@ -35,23 +34,7 @@ struct SchedRegion {
 // {base, logical_bytes} that converts to the endpoint's own span struct
 // (RegionPartLocalSpan or any struct with those members), so SchedView names
 // none of the endpoint's types.
-struct SchedSpan {
-  uint64_t base = 0;
-  uint64_t logical_bytes = 0;
-
-  template <class T, class = decltype(std::declval<T&>().base = 0),
-            class = decltype(std::declval<T&>().logical_bytes = 0)>
-  operator T() const {  // NOLINT: implicit by design
-    T t{};
-    t.base = base;
-    t.logical_bytes = logical_bytes;
-    return t;
-  }
-};
-
-struct SchedViewError {
-  char message[256] = {};
-};
+using SchedSpan = spsq_conf::ViewSpan;
 
 // Span is SchedSpan for an endpoint (or anything with base and
 // logical_bytes).
@@ -106,7 +89,7 @@ class SchedView {
       int32_t* p = v_->slot(off, "counter test");
       if (p == nullptr) return false;
       sample.observed = *p;
-      sample.matched = holds(*p, static_cast<int>(cmp), cmp_value);
+      sample.matched = holds(*p, cmp, cmp_value);
       return true;
     }
     // Under lockstep scheduling a wait cannot block: it checks once and, if
@@ -116,46 +99,36 @@ class SchedView {
       int32_t* p = v_->slot(off, "counter wait");
       if (p == nullptr) return false;
       observed = *p;
-      if (holds(*p, static_cast<int>(cmp), cmp_value)) return true;
+      if (holds(*p, cmp, cmp_value)) return true;
       v_->region_->run->blocked();
       return false;
     }
     explicit Counter(SchedView* v) : v_(v) {}
 
    private:
-    static bool holds(int32_t observed, int cmp, int32_t value) {
-      switch (cmp) {
-        case 0: return observed == value;
-        case 1: return observed != value;
-        case 2: return observed > value;
-        case 3: return observed >= value;
-        case 4: return observed < value;
-        case 5: return observed <= value;
-      }
-      return false;
+    // An unknown compare number holds never (the explorer judges outcomes).
+    template <class Cmp>
+    static bool holds(int32_t observed, Cmp cmp, int32_t value) {
+      bool known = false;
+      return spsq_conf::wait_cmp_holds(observed, static_cast<uint32_t>(cmp), value, &known);
     }
     SchedView* v_;
   };
 
   bool failed() const { return failed_; }
-  const SchedViewError& error() const { return error_; }
+  const spsq_conf::ViewError& error() const { return error_; }
   Payload payload() { return Payload(this); }
   Counter counter() { return Counter(this); }
 
  private:
-  bool fail(const char* what) {
-    if (!failed_) std::snprintf(error_.message, sizeof(error_.message), "%s", what);
-    failed_ = true;
-    return false;
-  }
+  bool fail(const char* what) { return spsq_conf::fail_view(&failed_, &error_, what); }
   // A choice point, then the bounds check every access gets. An access
   // outside the spans fails the whole run: the endpoint broke its contract.
   bool enter(uint64_t off, uint64_t n, uint64_t limit, const char* what) {
     region_->run->point();
     if (failed_) return false;
-    if (off > limit || n > limit - off) {
-      region_->run->fail(std::string(what) + " outside its part: offset " + std::to_string(off) +
-                         " + " + std::to_string(n) + " > " + std::to_string(limit));
+    if (!spsq_conf::in_span(off, n, limit)) {
+      region_->run->fail(spsq_conf::outside_span(what, off, n, limit).text);
     }
     return true;
   }
@@ -167,7 +140,7 @@ class SchedView {
 
   SchedRegion* region_;
   bool failed_ = false;
-  SchedViewError error_;
+  spsq_conf::ViewError error_;
 };
 
 }  // namespace spsq_sched

@@ -16,12 +16,10 @@ namespace {
 
 constexpr uint64_t kMessages = 8000;
 
-template <class MakeView>
-void run_case(const StressCase& c, MakeView make_view) {
-  if (c.depth < kWindow) GTEST_SKIP() << kDepthBelowWindow;
-  SharedRegion region(c.depth, c.input_arena, c.output_arena);
-  ASSERT_TRUE(region.ok());
-  const StressPlan plan = plan_for(c, kMessages);
+// L2 in a forked child that shares only the region mapping, the L3 peer in
+// this process; the child reports through a pipe and its exit status.
+const auto two_processes = [](const SharedRegion& region, const StressPlan& plan, auto make_view,
+                              std::string* l2, std::string* l3) {
   const Scalars scalars = region.scalars();
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
@@ -34,32 +32,18 @@ void run_case(const StressCase& c, MakeView make_view) {
     _exit(r.empty() ? 0 : 1);
   }
   close(fds[1]);
-  const std::string l3 = run_l3(region, plan);
-  std::string l2;
+  *l3 = run_l3(region, plan);
   char buf[512];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;) l2.append(buf, n);
+  for (ssize_t n; (n = read(fds[0], buf, sizeof(buf))) > 0;) l2->append(buf, n);
   close(fds[0]);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
-  if (l2.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-    l2 = "L2: the child process ended with status " + std::to_string(status);
+  if (l2->empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    *l2 = "L2: the child process ended with status " + std::to_string(status);
   }
-  judge(l2, l3, plan);
-}
+};
 
-class CrossProcessStress : public testing::TestWithParam<StressCase> {};
-
-TEST_P(CrossProcessStress, ThroughStressView) {
-  run_case(GetParam(), [](const SharedRegion& r) { return stress_view(r); });
-}
-
-TEST_P(CrossProcessStress, ThroughOwnRegionInstanceView) {
-#if SPSQ_STRESS_HAS_OWN_VIEW
-  run_case(GetParam(), [](const SharedRegion& r) { return own_view(r); });
-#else
-  GTEST_SKIP() << kNoOwnView;
-#endif
-}
+SPSQ_L2_STRESS_SUITE(CrossProcessStress, kMessages, two_processes)
 
 INSTANTIATE_TEST_SUITE_P(
     Matrix, CrossProcessStress,

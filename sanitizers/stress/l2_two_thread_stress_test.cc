@@ -15,33 +15,15 @@ namespace {
 
 constexpr uint64_t kMessages = 5000;  // DATA inputs per small-arena case
 
-template <class MakeView>
-void run_case(const StressCase& c, MakeView make_view) {
-  if (c.depth < kWindow) GTEST_SKIP() << kDepthBelowWindow;
-  SharedRegion region(c.depth, c.input_arena, c.output_arena);
-  ASSERT_TRUE(region.ok());
-  const StressPlan plan = plan_for(c, kMessages);
-  const Scalars scalars = region.scalars();
-  std::string l2;
-  std::thread t([&] { l2 = run_l2(scalars, make_view(region), plan, region.control()); });
-  const std::string l3 = run_l3(region, plan);
+// L2 on a second thread, the L3 peer on this one.
+const auto two_threads = [](const SharedRegion& region, const StressPlan& plan, auto make_view,
+                            std::string* l2, std::string* l3) {
+  std::thread t([&] { *l2 = run_l2(region.scalars(), make_view(region), plan, region.control()); });
+  *l3 = run_l3(region, plan);
   t.join();
-  judge(l2, l3, plan);
-}
+};
 
-class TwoThreadStress : public testing::TestWithParam<StressCase> {};
-
-TEST_P(TwoThreadStress, ThroughStressView) {
-  run_case(GetParam(), [](const SharedRegion& r) { return stress_view(r); });
-}
-
-TEST_P(TwoThreadStress, ThroughOwnRegionInstanceView) {
-#if SPSQ_STRESS_HAS_OWN_VIEW
-  run_case(GetParam(), [](const SharedRegion& r) { return own_view(r); });
-#else
-  GTEST_SKIP() << kNoOwnView;
-#endif
-}
+SPSQ_L2_STRESS_SUITE(TwoThreadStress, kMessages, two_threads)
 
 // depth 1, 2, 8, 1024 x arenas 64 (wrap-heavy), 192 and 1 MiB (roomy).
 INSTANTIATE_TEST_SUITE_P(

@@ -48,17 +48,10 @@ class SharedRegion {
   Control& control() const { return *control_; }
 
   std::array<uint64_t, spsq_conf::wire::kScalarCount> scalars() const {
-    spsq_conf::wire::BindingFields f;
-    f.session_instance_id_bits = 0x5eed5eed5eed5eedull;
-    f.transaction_id = 1;
-    f.payload_base = reinterpret_cast<uint64_t>(payload());
-    f.payload_bytes = layout_.payload_bytes;
-    f.counter_base = reinterpret_cast<uint64_t>(counter());
-    f.counter_bytes = layout_.counter_bytes;
-    f.depth = layout_.depth;
-    f.input_arena_bytes = layout_.input_arena_bytes;
-    f.output_arena_bytes = layout_.output_arena_bytes;
-    return spsq_conf::wire::binding_scalars(f);
+    return spsq_conf::wire::binding_scalars(
+        spsq_conf::wire::binding_for(layout_, reinterpret_cast<uint64_t>(payload()),
+                                     reinterpret_cast<uint64_t>(counter()), 0x5eed5eed5eed5eedull,
+                                     1));
   }
 
  private:

@@ -23,38 +23,22 @@
 #include <time.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <type_traits>
-#include <utility>
+
+#include "conformance/model/view_parts.h"
 
 namespace spsq_stress {
+
+using spsq_conf::ViewError;
+using spsq_conf::ViewSpan;
 
 inline uint64_t steady_now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
-
-// {base, logical_bytes}, convertible to the endpoint's own span struct.
-struct StressSpan {
-  uint64_t base = 0;
-  uint64_t logical_bytes = 0;
-
-  template <class T, class = decltype(std::declval<T&>().base = 0),
-            class = decltype(std::declval<T&>().logical_bytes = 0)>
-  operator T() const {  // NOLINT: implicit by design
-    T t{};
-    t.base = base;
-    t.logical_bytes = logical_bytes;
-    return t;
-  }
-};
-
-struct StressViewError {
-  char message[256] = {};
-};
 
 class StressView {
  public:
@@ -63,13 +47,13 @@ class StressView {
         counter_bytes_(counter_bytes) {}
 
   bool failed() const { return failed_; }
-  const StressViewError& error() const { return error_; }
+  const ViewError& error() const { return error_; }
 
   class Payload {
    public:
     explicit Payload(StressView* v) : v_(v) {}
-    StressSpan span() const {
-      return StressSpan{reinterpret_cast<uint64_t>(v_->payload_), v_->payload_bytes_};
+    ViewSpan span() const {
+      return ViewSpan{reinterpret_cast<uint64_t>(v_->payload_), v_->payload_bytes_};
     }
     template <class Out>
     bool read(uint64_t off, uint64_t n, Out& out) {
@@ -101,8 +85,8 @@ class StressView {
   class Counter {
    public:
     explicit Counter(StressView* v) : v_(v) {}
-    StressSpan span() const {
-      return StressSpan{reinterpret_cast<uint64_t>(v_->counter_), v_->counter_bytes_};
+    ViewSpan span() const {
+      return ViewSpan{reinterpret_cast<uint64_t>(v_->counter_), v_->counter_bytes_};
     }
     template <class Op>
     bool notify(uint64_t off, int32_t value, Op op) {
@@ -120,7 +104,8 @@ class StressView {
       if (p == nullptr) return false;
       const int32_t observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
       bool known = false;
-      const bool held = holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known);
+      const bool held =
+          spsq_conf::wait_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known);
       if (!known) return v_->fail("counter test with an unknown compare");
       sample.matched = held;
       sample.observed = observed;
@@ -134,7 +119,9 @@ class StressView {
       for (uint64_t polls = 0;; ++polls) {
         observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
         bool known = false;
-        if (holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known)) return true;
+        if (spsq_conf::wait_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known)) {
+          return true;
+        }
         if (!known) return v_->fail("counter wait with an unknown compare");
         // Read the clock now and then only: the peer usually moves first.
         if (timeout_ns == 0 || (polls % 64 == 63 && steady_now_ns() - start >= timeout_ns)) {
@@ -145,19 +132,6 @@ class StressView {
     }
 
    private:
-    static bool holds(int32_t observed, uint32_t cmp, int32_t value, bool* known) {
-      *known = true;
-      switch (cmp) {
-        case 0: return observed == value;
-        case 1: return observed != value;
-        case 2: return observed > value;
-        case 3: return observed >= value;
-        case 4: return observed < value;
-        case 5: return observed <= value;
-      }
-      *known = false;
-      return false;
-    }
     StressView* v_;
   };
 
@@ -165,21 +139,11 @@ class StressView {
   Counter counter() { return Counter(this); }
 
  private:
-  bool fail(const char* what) {
-    if (!failed_) std::snprintf(error_.message, sizeof(error_.message), "%s", what);
-    failed_ = true;
-    return false;
-  }
+  bool fail(const char* what) { return spsq_conf::fail_view(&failed_, &error_, what); }
   bool inside(uint64_t off, uint64_t n, uint64_t limit, const char* what) {
     if (failed_) return false;
-    if (off > limit || n > limit - off) {
-      char buf[160];
-      std::snprintf(buf, sizeof(buf), "%s outside its span: %llu + %llu > %llu", what,
-                    static_cast<unsigned long long>(off), static_cast<unsigned long long>(n),
-                    static_cast<unsigned long long>(limit));
-      return fail(buf);
-    }
-    return true;
+    if (spsq_conf::in_span(off, n, limit)) return true;
+    return fail(spsq_conf::outside_span(what, off, n, limit).text);
   }
   int32_t* slot(uint64_t off, const char* what) {
     if (!inside(off, 4, counter_bytes_, what)) return nullptr;
@@ -195,7 +159,7 @@ class StressView {
   uint8_t* counter_;
   uint64_t counter_bytes_;
   bool failed_ = false;
-  StressViewError error_;
+  ViewError error_;
 };
 
 }  // namespace spsq_stress
