@@ -86,7 +86,7 @@ bool in_bounds(ViewState* s, RegionMemory::Part part, uint64_t offset, uint64_t 
   const uint64_t claimed = part == RegionMemory::kPayload ? s->payload_span : s->counter_span;
   const uint64_t real = s->memory->size(part);
   const uint64_t limit = claimed < real ? claimed : real;
-  if (offset <= limit && nbytes <= limit - offset) return true;
+  if (in_span(offset, nbytes, limit)) return true;
   char text[200];
   std::snprintf(text, sizeof(text),
                 "%s [%" PRIu64 ", +%" PRIu64 ") outside the %s span of %" PRIu64 " bytes", what,

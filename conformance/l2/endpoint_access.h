@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -251,6 +252,23 @@ struct DefaultEndpointAccess {
 // Specialize this (deriving from DefaultEndpointAccess) in an adapter header.
 template <class Endpoint>
 struct EndpointAccess : DefaultEndpointAccess<Endpoint> {};
+
+// Spec section 1's L2 steps once the ten scalars are read: decode them, wrap
+// the binding's payload and counter spans in a View, construct the endpoint.
+// Null when decode rejects the scalars (where the spec's snippet returns); the
+// caller checks live(). The suite's L2 tasks share this; the section-1 test
+// and the shipped example spell the snippet out on purpose.
+template <class Endpoint, class View>
+std::unique_ptr<Endpoint> BindEndpoint(const uint64_t* scalars, uint64_t (*now_ns)()) {
+  using A = EndpointAccess<Endpoint>;
+  // RegionPartLocalSpan, named through the view so no global name is assumed.
+  using Span = std::decay_t<decltype(std::declval<View&>().payload().span())>;
+  typename A::Binding binding{};
+  if (!A::decode(scalars, A::kScalarCount, &binding)) return nullptr;
+  View view(Span{binding.payload_base, binding.payload_bytes},
+            Span{binding.counter_base, binding.counter_bytes});
+  return std::make_unique<Endpoint>(binding, std::move(view), A::clock(now_ns));
+}
 
 }  // namespace spsq_conf
 

@@ -38,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -173,13 +174,9 @@ int Echo(const std::vector<uint64_t>& scalars) {
   static_assert(A::kScalarCount == kBindingScalars, "the binding is ten scalars");
   uint64_t s[A::kScalarCount];
   for (size_t i = 0; i < A::kScalarCount; ++i) s[i] = i < scalars.size() ? scalars[i] : 0;
-  typename A::Binding binding{};
-  if (!A::decode(s, A::kScalarCount, &binding)) {
-    return Fail("decode_endpoint_binding rejected the ten scalars");
-  }
-  RegionInstanceView view(RegionPartLocalSpan{binding.payload_base, binding.payload_bytes},
-                          RegionPartLocalSpan{binding.counter_base, binding.counter_bytes});
-  Ep queue(binding, std::move(view), A::clock(&MonotonicNs));
+  const std::unique_ptr<Ep> bound = BindEndpoint<Ep, RegionInstanceView>(s, &MonotonicNs);
+  if (!bound) return Fail("decode_endpoint_binding rejected the ten scalars");
+  Ep& queue = *bound;
   auto why = [&](const char* what) {
     return Fail("%s (error kind %u: %s)", what, static_cast<unsigned>(A::kind(queue)),
                 A::message(queue));

@@ -17,6 +17,7 @@
 #include "aicpu/region_instance_view.h"
 #include "common/region_template.h"
 #include "l3/worker_chip_queue.h"
+#include "runtime/l2_binding.h"
 #include "sanitizers/stress/payload_check.h"
 #include "sanitizers/stress/traffic.h"
 
@@ -40,10 +41,8 @@ std::string run_l2(const uint64_t* scalars, const StressConfig& cfg) {
   using spsc_queue::SpscQueueOpcode;
   spsc_queue::SpscQueueEndpointBinding b{};
   if (!spsc_queue::decode_endpoint_binding(scalars, 10, &b)) return "L2: binding decode failed";
-  RegionInstanceView view(RegionPartLocalSpan{b.payload_base, b.payload_bytes},
-                          RegionPartLocalSpan{b.counter_base, b.counter_bytes});
   spsc_queue::SpscQueueEndpoint<RegionInstanceView, W> q(
-      b, std::move(view), spsc_queue::MonotonicClock{&stress_now_ns});
+      b, spsq_runtime::binding_view(b), spsc_queue::MonotonicClock{&stress_now_ns});
   if (!q.live()) return std::string("L2: endpoint not live: ") + q.error().message;
   const uint64_t stall = static_cast<uint64_t>(kStallTimeout.count());
   std::vector<spsc_queue::SpscQueueInputHandle> held;
