@@ -642,7 +642,7 @@ def spsq_python_certification(name, tests, module, runner, support, implementati
       tests: the test files (each a unittest module whose main() writes
         GoogleTest-style XML to $GTEST_OUTPUT).
       module: the extension module the tests import.
-      runner: the script that runs one test file: `runner <module> <test.py>`.
+      runner: the script that runs one test file: `runner <module> <test.py> [args]`.
       support: further files the tests load.
       implementation: a human-readable identity.
       target_compatible_with: where the module can be loaded.
@@ -654,13 +654,25 @@ def spsq_python_certification(name, tests, module, runner, support, implementati
         stem = test.split("/")[-1].split(":")[-1].replace(".py", "")
         wrapper = "%s_%s" % (name, stem)
         native.genrule(
-            name = wrapper,
+            name = wrapper + "_sh",
             srcs = [test, module, runner],
             outs = [wrapper + ".sh"],
-            executable = True,
-            # Run from the runfiles root, as the report test runs its binaries.
-            cmd = ("printf '#!/bin/sh\\nexec %%s %%s %%s\\n' $(rootpath %s) $(rootpath %s) " +
-                   "$(rootpath %s) > $@") % (runner, module, test),
+            # Run from the runfiles root, as the report test (and bazel run)
+            # runs its binaries; arguments reach spsq_testing.main, which takes
+            # --gtest_filter and --gtest_list_tests as a GoogleTest binary does.
+            cmd = ("printf '#!/bin/sh\\nexec %%s %%s %%s \"$$@\"\\n' $(rootpath %s) " +
+                   "$(rootpath %s) $(rootpath %s) > $@") % (runner, module, test),
+            testonly = True,
+            tags = tags,
+            target_compatible_with = target_compatible_with,
+        )
+
+        # `bazel run :<wrapper> -- --gtest_filter=Class.test_x` re-runs one test:
+        # the binary carries what the test file needs in its runfiles.
+        native.sh_binary(
+            name = wrapper,
+            srcs = [":" + wrapper + "_sh"],
+            data = [test, module, runner] + support,
             testonly = True,
             tags = tags,
             target_compatible_with = target_compatible_with,
@@ -678,14 +690,57 @@ def spsq_python_certification(name, tests, module, runner, support, implementati
         size = size,
     )
 
-def spsq_runtime_certification(name, binaries, implementation, tags = [], size = "medium"):
-    """Judges the runtime clauses from the given test binaries."""
+def spsq_runtime_certification(
+        name,
+        implementation,
+        binaries = [],
+        orchestrator = None,
+        sections = [],
+        expect_fail = [],
+        tags = [],
+        size = "medium",
+        testonly = False):
+    """Judges the runtime clauses from the given test binaries.
+
+    Args:
+      name: the certification; also the name of the report test.
+      implementation: a human-readable identity.
+      binaries: runtime suite test targets of this package, built against
+        //core/runtime:orchestrator (the reference certification).
+      orchestrator: a library providing "runtime/orchestrator.h" in place of
+        //core/runtime:orchestrator (a runtime mutant's edited copy); the
+        runtime suite's `sections` are then built against it here.
+      sections: runtime suite sections (conformance/runtime/<section>_test.cc)
+        to build against `orchestrator`.
+      expect_fail: clause IDs that must come out FAIL (a runtime mutant).
+      tags: tags for every generated target.
+      size: size of the report test.
+      testonly: for a testonly `orchestrator`.
+    """
+    suite = [(0, b.split(":")[-1], b.split(":")[-1]) for b in binaries]
+    for section in sections:
+        target = "%s_runtime_%s" % (name, section)
+        native.cc_binary(
+            name = target,
+            srcs = ["//conformance/runtime:%s_test.cc" % section],
+            deps = [
+                orchestrator,
+                "//conformance/runtime:runtime_headers",
+                "//conformance/harness",
+                "@gtest//:gtest_main",
+            ],
+            tags = tags,
+            testonly = True,
+        )
+        suite.append((0, "runtime_" + section, target))
     _report_test(
         name = name,
         role = "runtime",
-        binaries = [(0, b.split(":")[-1], b.split(":")[-1]) for b in binaries],
+        binaries = suite,
         endpoint_template = "runtime",
         implementation = implementation,
+        expect_fail = expect_fail,
         tags = tags,
         size = size,
+        testonly = testonly,
     )

@@ -6,12 +6,20 @@ an #ifdef in the reference). The genrule fails if an edit no longer matches the
 reference, so a refactoring of core/ cannot silently turn an edited endpoint
 back into the reference. Used by mutants (one defect each,
 //conformance/mutants) and legal variants (another allowed choice each,
-//conformance/variants). The files are the one list of core/reference_files.bzl.
+//conformance/variants). The files are the one list of core/reference_files.bzl;
+runtime mutants edit the Orchestrator's (core/runtime/orchestrator_files.bzl).
 """
 
 load("//core:reference_files.bzl", "REFERENCE_FILES")
 
-def edited_reference(name, edits, visibility = None, kind = "edited reference"):
+def edited_reference(
+        name,
+        edits,
+        visibility = None,
+        kind = "edited reference",
+        files = REFERENCE_FILES,
+        subpackage = "",
+        deps = []):
     """The reference endpoint with `edits` applied.
 
     Creates `<name>_sources` (the genrule that copies and edits the files into
@@ -26,23 +34,31 @@ def edited_reference(name, edits, visibility = None, kind = "edited reference"):
         several edits may touch one file. Each must change its file.
       visibility: visibility of `<name>_impl`.
       kind: what the edited endpoint is ("mutant", "variant"), for messages.
+      files: the files copied, relative to core/<subpackage>/ (default: the
+        reference endpoint's); edits name files of this list.
+      subpackage: the core package the files belong to ("runtime" for the
+        Orchestrator's files, core/runtime/orchestrator_files.bzl); the copies
+        keep their include paths ("runtime/...").
+      deps: of `<name>_impl`, for files that need more than the reference
+        endpoint's own (the Orchestrator's ORCHESTRATOR_DEPS).
     """
-    tree = name + "_tree/core/"
-    outs = [tree + f for f in REFERENCE_FILES]
+    package = "//core" + ("/" + subpackage if subpackage else "")
+    tree = name + "_tree/core/" + (subpackage + "/" if subpackage else "")
+    outs = [tree + f for f in files]
     cmds = ["set -e"]
-    for f in REFERENCE_FILES:
-        cmds.append("mkdir -p $$(dirname $(@D)/%s%s) && cp $(location //core:%s) $(@D)/%s%s" %
-                    (tree, f, f, tree, f))
+    for f in files:
+        cmds.append("mkdir -p $$(dirname $(@D)/%s%s) && cp $(location %s:%s) $(@D)/%s%s" %
+                    (tree, f, package, f, tree, f))
     edited = []
     for f, expr in edits:
-        if f not in REFERENCE_FILES:
+        if f not in files:
             fail("%s %s: %s is not a reference file" % (kind, name, f))
         if "'" in expr:
             fail("%s %s: edits may not contain single quotes" % (kind, name))
         copy = "$(@D)/%s%s" % (tree, f)
         if f not in edited:
             # The first edit of a file must change it from the reference.
-            before = "$(location //core:%s)" % f
+            before = "$(location %s:%s)" % (package, f)
             cmds.append("chmod u+w " + copy)
         else:
             # A later edit of the same file must change it again.
@@ -51,24 +67,25 @@ def edited_reference(name, edits, visibility = None, kind = "edited reference"):
         cmds.append("perl -0pi -e '%s' %s" % (expr, copy))
         cmds.append(
             "if cmp -s %s %s; then " % (before, copy) +
-            "echo \"%s %s: edit did not apply to core/%s (reference changed?)\" >&2; exit 1; fi" %
-            (kind, name, f),
+            "echo \"%s %s: edit did not apply to %s:%s (reference changed?)\" >&2; exit 1; fi" %
+            (kind, name, package, f),
         )
         if f in edited:
             cmds.append("rm " + before)
         edited.append(f)
     native.genrule(
         name = name + "_sources",
-        srcs = ["//core:" + f for f in REFERENCE_FILES],
+        srcs = ["%s:%s" % (package, f) for f in files],
         outs = outs,
         cmd = "\n".join(cmds),
         testonly = True,
     )
     native.cc_library(
         name = name + "_impl",
-        srcs = [tree + f for f in REFERENCE_FILES if f.endswith(".cc")],
-        hdrs = [tree + f for f in REFERENCE_FILES if f.endswith(".h")],
+        srcs = [tree + f for f in files if f.endswith(".cc")],
+        hdrs = [tree + f for f in files if f.endswith(".h")],
         strip_include_prefix = name + "_tree/core",
+        deps = deps,
         testonly = True,
         visibility = visibility,
     )

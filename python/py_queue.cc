@@ -338,6 +338,23 @@ void bind_worker_chip_queue(py::module_& m) {
                       "Orchestrator.create_worker_chip_queue).")
       .def_property_readonly("input", [](const PyQueue& q) { return PyInput{q.box}; })
       .def_property_readonly("output", [](const PyQueue& q) { return PyOutput{q.box}; })
+      // The stop calls as the spec spells them; queue.input has the same two.
+      .def(
+          "request_stop",
+          [](const PyQueue& q, py::handle timeout) {
+            const auto ns = timeout_arg(timeout, "request_stop");
+            progressed(
+                run(*q.box, true, [&](WorkerChipQueue& w) { return w.request_stop(ns); }));
+          },
+          py::arg("timeout") = py::none(),
+          "Publishes STOP, waiting only until it is published (not for L2 exit or outputs).")
+      .def(
+          "try_request_stop",
+          [](const PyQueue& q) {
+            return progressed(
+                run(*q.box, false, [](WorkerChipQueue& w) { return w.try_request_stop(); }));
+          },
+          "Publishes STOP if the ring has room now; False otherwise.")
       // The binding and layout are fixed at construction: no lock needed.
       .def_property_readonly("layout", [](const PyQueue& q) { return q.box->queue->layout(); })
       .def(

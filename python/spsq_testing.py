@@ -2,7 +2,8 @@
 
 Tests name the conformance clauses they cover with the @spsq_clauses(...)
 decorator; conformance/tools/catalogue.py finds the same calls in the
-source. main() runs a test module's unittest cases and writes Bazel's
+source. main() runs a test module's unittest cases (those --gtest_filter
+selects, as in a GoogleTest binary) and writes Bazel's
 test.xml ($XML_OUTPUT_FILE) in the GoogleTest-style JUnit form that
 conformance/tools/verdicts.py reads: one <testcase> per test with a
 <property name="clauses" value="ID,ID"/>. It also prints one
@@ -11,6 +12,7 @@ conformance/tools/verdicts.py reads: one <testcase> per test with a
 Helpers: queue and L2 setup shared by the test files.
 """
 
+import fnmatch
 import os
 import sys
 import time
@@ -125,15 +127,64 @@ def _write_junit(path, suite_name, records):
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def main():
+def _flatten(suite):
+    for item in suite:
+        if isinstance(item, unittest.TestSuite):
+            yield from _flatten(item)
+        else:
+            yield item
+
+
+def _gtest_name(test):
+    """How the XML names the test, and how --gtest_filter selects it."""
+    return "%s.%s" % (type(test).__name__, test._testMethodName)
+
+
+def _matches(name, gtest_filter):
+    """GoogleTest's filter: ':'-separated wildcards, then '-' and the excluded ones."""
+    positive, _, negative = gtest_filter.partition("-")
+    def any_of(patterns):
+        return any(fnmatch.fnmatchcase(name, p) for p in patterns.split(":") if p)
+    return (not positive or any_of(positive)) and not any_of(negative)
+
+
+def _parse_argv(argv):
+    """(filter, list only). The certification runs a test file as it runs a
+    GoogleTest binary: --gtest_filter=Class.test_x re-runs one test, and
+    --gtest_list_tests lists them (the one-test-per-process re-run after a crash)."""
+    gtest_filter, list_only = "", False
+    for arg in argv:
+        if arg.startswith("--gtest_filter="):
+            gtest_filter = arg[len("--gtest_filter="):]
+        elif arg == "--gtest_list_tests":
+            list_only = True
+        else:
+            sys.exit("spsq_testing: unknown argument %r (want --gtest_filter=Class.test_name "
+                     "or --gtest_list_tests)" % arg)
+    return gtest_filter, list_only
+
+
+def main(argv=None):
+    gtest_filter, list_only = _parse_argv(sys.argv[1:] if argv is None else argv)
     module = sys.modules["__main__"]
-    suite = unittest.defaultTestLoader.loadTestsFromModule(module)
+    tests = [t for t in _flatten(unittest.defaultTestLoader.loadTestsFromModule(module))
+             if _matches(_gtest_name(t), gtest_filter)]
+    if list_only:
+        last = None
+        for t in tests:
+            if type(t).__name__ != last:
+                last = type(t).__name__
+                print(last + ".")
+            print("  " + t._testMethodName)
+        sys.exit(0)
+    suite = unittest.TestSuite(tests)
     runner = unittest.TextTestRunner(resultclass=_Result, verbosity=2, stream=sys.stderr)
     result = runner.run(suite)
     for test, outcome, _, _ in result.records:
         print("CLAUSES: %s %s %s" % (test.id(), ",".join(clauses_of(test)) or "-", outcome))
     if result.testsRun == 0:
-        print("no tests ran", file=sys.stderr)
+        print("no tests ran%s" % (" (--gtest_filter=%s matched none)" % gtest_filter
+                                  if gtest_filter else ""), file=sys.stderr)
         sys.exit(1)
     name = os.path.splitext(os.path.basename(module.__file__))[0]
     if os.environ.get("XML_OUTPUT_FILE"):

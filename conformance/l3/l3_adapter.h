@@ -87,6 +87,8 @@ class L3Adapter {
   // queue.input: DATA and STOP.
   virtual L3Status try_enqueue(const void* data, uint64_t nbytes) = 0;
   virtual L3Status enqueue(const void* data, uint64_t nbytes, uint64_t timeout_ns) = 0;
+  // queue.try_request_stop() and queue.request_stop(timeout): the spec names
+  // them on the queue; an implementation with only input-side names maps those.
   virtual L3Status try_request_stop() = 0;
   virtual L3Status request_stop(uint64_t timeout_ns) = 0;
 

@@ -16,8 +16,9 @@ interleaving explorer (//sanitizers/interleave) loads ORDERING_MUTANTS and must
 find a failing schedule for each.
 """
 
-load("//conformance:certify.bzl", "spsq_l2_certification")
+load("//conformance:certify.bzl", "spsq_l2_certification", "spsq_runtime_certification")
 load("//conformance:edited_reference.bzl", "edited_reference")
+load("//core/runtime:orchestrator_files.bzl", "ORCHESTRATOR_DEPS", "ORCHESTRATOR_FILES")
 
 # Mutants whose defect is an ordering or capacity bug: a schedule explorer that
 # drives an endpoint against a wire-level peer must catch each of them.
@@ -69,5 +70,34 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
         depth = "quick",
         stages = [],
         size = "medium",
+        testonly = True,
+    )
+
+def spsq_runtime_mutant(name, edits, expect_fail, sections, description = ""):
+    """Builds and certifies one runtime mutant: the reference Orchestrator with
+    one defect, the runtime suite's `sections` built against it.
+
+    Args:
+      name: mutant name; the certification test is `name`.
+      edits: list of (file relative to core/runtime/, perl substitution)
+        pairs over the Orchestrator's files (core/runtime/orchestrator_files.bzl).
+      expect_fail: clause IDs the runtime suite must report as FAIL.
+      sections: runtime suite sections to build (the ones that catch the defect).
+      description: the defect, for the report.
+    """
+    edited_reference(
+        name = name,
+        edits = edits,
+        kind = "runtime mutant",
+        files = ORCHESTRATOR_FILES,
+        subpackage = "runtime",
+        deps = ORCHESTRATOR_DEPS,
+    )
+    spsq_runtime_certification(
+        name = name,
+        implementation = "runtime mutant %s: %s" % (name, description),
+        orchestrator = ":" + name + "_impl",
+        sections = sections,
+        expect_fail = expect_fail,
         testonly = True,
     )

@@ -18,6 +18,7 @@
 #include "aicpu/region_instance_view.h"
 #include "common/region_template.h"
 #include "conformance/harness/clauses.h"
+#include "conformance/l2/endpoint_access.h"
 #include "gtest/gtest.h"
 #include "runtime/orchestrator.h"
 
@@ -53,23 +54,19 @@ inline uint64_t SteadyNs() {
 // While set, the echo task is bound and live but consumes nothing.
 inline std::atomic<bool> g_l2_hold{false};
 
-// The spec's L2 snippet as a task: decode TaskArgs scalars 0..9, bind, echo
-// every DATA input as an output, return after STOP drained.
+// The spec's L2 steps as a task (section 1: decode TaskArgs scalars 0..9,
+// bind, check live), then echo every DATA input as an output and return after
+// STOP drained.
 inline void EchoTask(const spsq_runtime::TaskArgs& orch_args, const spsq_runtime::ChipCallConfig&) {
+  using Endpoint = spsc_queue::SpscQueueEndpoint<RegionInstanceView>;
   uint64_t scalars[spsc_queue::kSpscQueueEndpointBindingScalarCount];
   for (size_t i = 0; i < spsc_queue::kSpscQueueEndpointBindingScalarCount; ++i) {
     scalars[i] = orch_args.scalar(static_cast<int32_t>(i));
   }
-  spsc_queue::SpscQueueEndpointBinding binding{};
-  if (!spsc_queue::decode_endpoint_binding(
-          scalars, spsc_queue::kSpscQueueEndpointBindingScalarCount, &binding)) {
-    return;
-  }
-  RegionInstanceView view(RegionPartLocalSpan{binding.payload_base, binding.payload_bytes},
-                          RegionPartLocalSpan{binding.counter_base, binding.counter_bytes});
-  const spsc_queue::MonotonicClock clock{&SteadyNs};
-  spsc_queue::SpscQueueEndpoint<RegionInstanceView> queue(binding, std::move(view), clock);
-  if (!queue.live()) return;
+  const std::unique_ptr<Endpoint> bound =
+      BindEndpoint<Endpoint, RegionInstanceView>(scalars, &SteadyNs);
+  if (!bound || !bound->live()) return;
+  Endpoint& queue = *bound;
   while (g_l2_hold.load()) std::this_thread::yield();  // a test keeps L2 running
   for (;;) {
     spsc_queue::SpscQueueInputHandle h{};

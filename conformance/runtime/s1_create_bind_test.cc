@@ -44,45 +44,42 @@ TEST(RuntimeCreateBind, FactoryMaterializesBindsAndProjectsOneInstance) {
   EXPECT_EQ(orch->ledger().materialized(), 2u) << "one instance per queue";
 }
 
-// A factory that went through create_worker_chip_region() would book a
-// primitive region next to (or instead of) the queue's instance. Its spans
-// alone cannot tell: a primitive region of the queue's sizes has the same
-// shape. What can: one booking per call, and the queue's instance is its own.
-TEST(RuntimeCreateBind, FactoryCreatesNoPrimitiveRegion) {
+// The factory must not go through create_worker_chip_region(). The ledger
+// alone cannot tell: a factory that did, and bound the queue onto that
+// region's instance, still books one instance per queue. The orchestrator's
+// call counts see every entry into create_worker_chip_region().
+TEST(RuntimeCreateBind, FactoryCallsNoCreateWorkerChipRegion) {
   SPSQ_CLAUSES("S1.FACTORY.2");
-  auto orch = MakeOrch();
+  auto orch = MakeOrch(2);
   SpscQueueError e;
-  std::vector<std::unique_ptr<spsq_runtime::WorkerChipOrchRegion>> regions;
+  // The probe sees direct calls, refused ones too.
+  auto r = orch->create_worker_chip_region(0, 4096, 64, &e);
+  ASSERT_NE(r, nullptr) << e.message;
+  EXPECT_EQ(orch->create_worker_chip_region(7, 4096, 64, &e), nullptr) << "no worker 7";
+  ASSERT_EQ(orch->call_counts().create_worker_chip_region, 2u);
+  struct Shape {
+    uint32_t worker;
+    uint64_t depth, in_arena, out_arena;
+    bool valid;
+  };
+  const Shape shapes[] = {{0, 4, 256, 256, true},   {1, 1, 64, 64, true},
+                          {0, 16, 4096, 64, true},  {1, 4, 1 << 20, 1 << 20, true},
+                          {0, 0, 256, 256, false},  {9, 4, 256, 256, false}};
   std::vector<std::unique_ptr<spsc_queue::WorkerChipQueue>> queues;
-  std::vector<std::unique_ptr<spsq_runtime::WorkerChipOrchRegion>> shapes;
-  uint64_t booked = 0;
-  for (int round = 0; round < 3; ++round) {
-    auto r = orch->create_worker_chip_region(0, 4096, 64, &e);
-    ASSERT_NE(r, nullptr) << e.message;
-    EXPECT_EQ(orch->ledger().materialized(), ++booked) << "round " << round << ": region";
-    auto q = orch->create_worker_chip_queue(0, 4, 256, 256, &e);
-    ASSERT_NE(q, nullptr) << e.message;
-    EXPECT_EQ(orch->ledger().materialized(), ++booked)
-        << "round " << round << ": a queue booked more than its one instance";
-    EXPECT_EQ(orch->ledger().live(), booked);
-    for (const auto& other : regions) {
-      EXPECT_NE(q->region().payload().base, other->payload().base) << "a primitive region reused";
-      EXPECT_NE(q->region().id().transaction_id, other->id().transaction_id);
-    }
-    EXPECT_NE(q->region().payload().base, r->payload().base);
-    // A primitive region of the queue's own sizes: the same shape, a
-    // separate booking.
-    auto shape = orch->create_worker_chip_region(0, q->binding().payload_bytes,
-                                                       q->binding().counter_bytes, &e);
-    ASSERT_NE(shape, nullptr) << e.message;
-    EXPECT_EQ(orch->ledger().materialized(), ++booked);
-    EXPECT_EQ(shape->payload().logical_bytes, q->region().payload().logical_bytes);
-    EXPECT_EQ(shape->counter().logical_bytes, q->region().counter().logical_bytes);
-    EXPECT_NE(shape->payload().base, q->region().payload().base);
-    regions.push_back(std::move(r));
-    queues.push_back(std::move(q));
-    shapes.push_back(std::move(shape));
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE("worker " + std::to_string(sh.worker) + " depth " + std::to_string(sh.depth));
+    const spsq_runtime::OrchestratorCallCounts before = orch->call_counts();
+    const uint64_t booked = orch->ledger().materialized();
+    auto q = orch->create_worker_chip_queue(sh.worker, sh.depth, sh.in_arena, sh.out_arena, &e);
+    const spsq_runtime::OrchestratorCallCounts after = orch->call_counts();
+    EXPECT_EQ(q != nullptr, sh.valid) << e.message;
+    EXPECT_EQ(after.create_worker_chip_queue, before.create_worker_chip_queue + 1);
+    EXPECT_EQ(after.create_worker_chip_region, before.create_worker_chip_region)
+        << "create_worker_chip_queue called create_worker_chip_region()";
+    EXPECT_EQ(orch->ledger().materialized(), booked + (sh.valid ? 1 : 0));
+    if (q) queues.push_back(std::move(q));
   }
+  EXPECT_EQ(orch->call_counts().create_worker_chip_region, 2u);
 }
 
 // The spec asks for nonzero ids; the catalogue's reading of "allocation
@@ -242,10 +239,11 @@ TEST(RuntimeCreateBind, PrimitiveRegionsStayAvailable) {
   EXPECT_NE(q->region().payload().base, r->payload().base) << "separate instances";
 }
 
-// The spec's prose spells the stop call queue.request_stop(timeout) /
-// try_request_stop(); its code and the Python surface reach input through
-// queue.input. Either spelling is accepted; which one the queue has is
-// recorded. Both calls must publish a STOP the L2 task drains.
+// The spec spells the stop calls on the queue: queue.request_stop(timeout)
+// and queue.try_request_stop(). A queue without them fails here (and still
+// compiles: the input's spelling is then used to drive the rest). Both calls
+// publish a STOP the L2 task drains; request_stop returns once STOP is
+// published, while L2 is still held and has consumed nothing.
 template <class Q, class = void>
 struct HasQueueRequestStop : std::false_type {};
 template <class Q>
@@ -262,22 +260,31 @@ WorkerChipQueueStatus RequestStop(Q* q, bool blocking) {
   }
 }
 
-TEST(RuntimeCreateBind, StopCallsReachTheL2Task) {
-  SPSQ_CLAUSES("S1.STOPAPI.1/request-stop", "S1.STOPAPI.1/try-request-stop");
+TEST(RuntimeCreateBind, StopCallsAreTheQueuesAndReachTheL2Task) {
+  SPSQ_CLAUSES("S1.STOPAPI.1/request-stop", "S1.STOPAPI.1/try-request-stop", "S4.STOP.5");
   using Q = spsc_queue::WorkerChipQueue;
-  record_observation("stop_api.spelling", HasQueueRequestStop<Q>::value
-                                              ? "queue.request_stop / queue.try_request_stop"
-                                              : "queue.input.request_stop / try_request_stop");
+  EXPECT_TRUE(HasQueueRequestStop<Q>::value)
+      << "no queue.request_stop(timeout) / queue.try_request_stop()";
   for (bool blocking : {true, false}) {
     SCOPED_TRACE(blocking ? "request_stop(timeout)" : "try_request_stop()");
     auto orch = MakeOrch();
     SpscQueueError e;
     auto q = orch->create_worker_chip_queue(0, 4, 256, 256, &e);
     ASSERT_NE(q, nullptr);
+    // L2 binds but consumes nothing until released; released on every exit
+    // path before `orch` drains the worker.
+    struct Hold {
+      Hold() { g_l2_hold = true; }
+      ~Hold() { g_l2_hold = false; }
+    } hold;
     ASSERT_TRUE(SubmitEcho(orch.get(), q.get()));
-    EXPECT_EQ(RoundTrip(q.get(), "before stop"), "before stop");
+    const uint64_t published = q->input().published();
     ASSERT_EQ(RequestStop(q.get(), blocking), WorkerChipQueueStatus::OK)
         << q->last_error().message;
+    EXPECT_TRUE(q->input().stop_published());
+    EXPECT_EQ(q->input().published(), published + 1) << "exactly one STOP";
+    EXPECT_EQ(orch->worker(0).pending(), 1u) << "the stop call waited for L2";
+    g_l2_hold = false;
     const auto report = orch->worker(0).run();
     EXPECT_EQ(report.tasks_completed, 1u) << "the L2 task saw the STOP and returned";
     EXPECT_TRUE(report.ok()) << report.first_failure;

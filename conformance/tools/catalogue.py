@@ -7,6 +7,7 @@ token is recorded at run time as the GoogleTest property "clauses", so the
 report reads results from test.xml while this module reads the sources.
 """
 
+import ast
 import json
 import os
 import re
@@ -94,9 +95,94 @@ def drop_disabled_tests(text):
     return "".join(out)
 
 
+# A preprocessor line keeps its trailing comment through strip_comments.
+_PP_IF0 = re.compile(r"^\s*#\s*if\s+(?:0|false)\s*(?://.*|/\*.*)?$")
+_PP_IF = re.compile(r"^\s*#\s*if(?:def|ndef)?\b")
+_PP_ELSE = re.compile(r"^\s*#\s*(?:else|elif)\b")
+_PP_ENDIF = re.compile(r"^\s*#\s*endif\b")
+
+
+def drop_if0_blocks(text):
+    """The text with the lines `#if 0` compiles out blanked, up to its
+    `#else`, `#elif` or `#endif` (nested conditionals inside count), so
+    code that is never built names nothing."""
+    out = []
+    depth = 0  # nesting inside a dead `#if 0` block; 0 when live
+    for line in text.split("\n"):
+        if depth == 0:
+            if _PP_IF0.match(line):
+                depth = 1
+            out.append(line)
+            continue
+        if _PP_IF.match(line):
+            depth += 1
+        elif _PP_ENDIF.match(line):
+            depth -= 1
+        elif depth == 1 and _PP_ELSE.match(line):
+            depth = 0  # the #else/#elif branch may be built
+        out.append(line if depth == 0 else "")
+    return "\n".join(out)
+
+
+def _unconditional_skip(decorator):
+    """True for @unittest.skip("why") / @skip("why") (never for skipIf/skipUnless)."""
+    node = decorator.func if isinstance(decorator, ast.Call) else decorator
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return name == "skip"
+
+
+def drop_skipped_python(text):
+    """The text with Python classes and functions decorated @unittest.skip
+    blanked, decorators included: a test that never runs names nothing."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    lines = text.split("\n")
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if any(_unconditional_skip(d) for d in node.decorator_list):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            for i in range(first - 1, node.end_lineno):
+                lines[i] = ""
+    return "\n".join(lines)
+
+
 def live_declarations(text, python=False):
-    """What of a source counts for the gate: comments and disabled tests out."""
-    return drop_disabled_tests(strip_comments(text, python))
+    """What of a source counts for the gate and the crash mapping: comments,
+    disabled and skipped tests and `#if 0` blocks out."""
+    text = strip_comments(text, python)
+    if python:
+        return drop_skipped_python(text)
+    return drop_disabled_tests(drop_if0_blocks(text))
+
+
+def declarations_by_test(text, python=False):
+    """Maps 'Suite.Name' (C++ TEST) or 'Class.test_method' (Python) -> the
+    clause IDs its live source declares."""
+    text = live_declarations(text, python)
+    out = {}
+    if python:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return out
+        lines = text.split("\n")
+        for cls in tree.body:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for fn in cls.body:
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
+                    body = "\n".join(lines[first - 1:fn.end_lineno])
+                    out["%s.%s" % (cls.name, fn.name)] = declared_ids(body)
+        return out
+    matches = list(_TEST_DECL.finditer(text))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        out["%s.%s" % (m.group(1), m.group(2))] = declared_ids(text[m.end():end])
+    return out
 
 
 def declared_ids(text):
@@ -206,3 +292,117 @@ def not_applicable_reason(clause, role="L2"):
     if clause["role"] == "both":
         return "binds the queue endpoints; judged by the L2 and L3 certifications"
     return "binds the L2 endpoint; judged by the L2 certification"
+
+
+# --- Gate rules, as functions of their inputs so they can be self-tested. ---
+
+def split_groups(clauses, unit_owners):
+    """Sets of clause IDs that hold the same spec unit (unit_owners: [(unit,
+    owning clauses)]) or, outside the spec, the same text."""
+    groups = {frozenset(c["id"] for c in owners) for _, owners in unit_owners
+              if len(owners) > 1}
+    by_text = {}
+    for c in clauses:
+        if c["source"] != "spec":
+            by_text.setdefault(normalize_ws(c["text"]), set()).add(c["id"])
+    groups |= {frozenset(ids) for ids in by_text.values() if len(ids) > 1}
+    return groups
+
+
+def split_problems(splits, groups):
+    """What is wrong between the catalogue's "splits" table and the groups
+    of clauses that actually share one sentence (sets of IDs)."""
+    problems = ["split %s: no reason" % sorted(s["clauses"]) for s in splits if not s.get("why")]
+    declared = [frozenset(s["clauses"]) for s in splits]
+    actual = set(frozenset(g) for g in groups)
+    lost = [g for g in declared if g not in actual]
+    undeclared = [g for g in actual if g not in declared]
+    if lost:
+        problems.append("declared splits whose clauses no longer share one sentence (a part was "
+                        "dropped or reworded): " + "; ".join(", ".join(sorted(g)) for g in lost))
+    if undeclared:
+        problems.append("sentences held by several clauses that the \"splits\" table does not "
+                        "declare: " + "; ".join(", ".join(sorted(g)) for g in undeclared))
+    return problems
+
+
+def role_problems(clauses, narrowings, derive):
+    """Clauses judged on other sides or APIs than their sentence states
+    (`derive(text)` -> (role, surface)) without a "narrowings" entry, and
+    entries that no longer match their clause. Every source counts: the
+    spec's sentences, the wire contract's facts and the harness's own."""
+    problems = []
+    allowed = {}
+    for entry in narrowings:
+        if not entry.get("why"):
+            problems.append("narrowing %s: no reason" % entry["clauses"])
+        for cid in entry["clauses"]:
+            if cid in allowed:
+                problems.append("%s: listed twice in narrowings" % cid)
+            allowed[cid] = (entry["role"], entry["surface"])
+    ids = by_id(clauses)
+    for cid, (role, surface) in sorted(allowed.items()):
+        c = ids.get(cid)
+        if c is None:
+            problems.append("%s: in narrowings but not in the catalogue" % cid)
+        elif (c["role"], c["surface"]) != (role, surface):
+            problems.append("%s: narrowings says %s/%s, the clause is %s/%s" % (
+                cid, role, surface, c["role"], c["surface"]))
+    for c in clauses:
+        role, surface = derive(c["text"])
+        differs = bool((role and role != c["role"]) or (surface and surface != c["surface"]))
+        if differs and c["id"] not in allowed:
+            problems.append("%s: the sentence binds %s/%s, the clause is %s/%s; fix the clause or "
+                            "add a narrowing with its reason" % (
+                                c["id"], role, surface or "*", c["role"], c["surface"]))
+        if not differs and c["id"] in allowed:
+            problems.append("%s: listed in narrowings but matches its sentence" % c["id"])
+    return problems
+
+
+# Which certification runs the tests of a source directory. The L2 and L3
+# suites certify an endpoint: every name in them must be one that
+# certification judges. The runtime and Python suites also walk the queue
+# clauses through their APIs; a name there must be judged by some
+# certification (their own, or the L2/L3 one another suite's test feeds).
+SUITE_ROLES = (
+    ("conformance/l2/", "L2", True),
+    ("conformance/l3/", "L3", True),
+    ("conformance/runtime/", "runtime", False),
+    ("python/tests/", "python", False),
+)
+
+
+def suite_of(path):
+    """(role, strict) of the certification that runs a test source, or None."""
+    norm = "/" + path.replace(os.sep, "/")
+    for prefix, role, strict in SUITE_ROLES:
+        if "/" + prefix in norm:
+            return role, strict
+    return None
+
+
+def misplaced_tokens(clauses, tokens):
+    """Names (clause IDs or cases) that no certification judges where they
+    are named: [(token, file, role)] for a strict suite naming a clause its
+    certification does not judge, or any suite naming one that no suite
+    naming it can have judged."""
+    ids = by_id(clauses)
+    # A case is judged where a test names it; a clause wherever any of its
+    # names is.
+    namers = clauses_of_tokens(tokens)
+    out = []
+    for token, files in sorted(tokens.items()):
+        c = ids.get(clause_of(token))
+        if c is None:
+            continue  # an unknown ID has its own gate check
+        placed = [(f, suite_of(f)) for f in files]
+        placed = [(f, s) for f, s in placed if s]
+        judges = namers[c["id"]] if case_of(token) is None else files
+        judged_somewhere = any(applicable(c, suite_of(f)[0]) for f in judges if suite_of(f))
+        for f, (role, strict) in placed:
+            if applicable(c, role):
+                continue
+            if strict or not judged_somewhere:
+                out.append((token, f, role))
+    return out

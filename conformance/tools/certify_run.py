@@ -228,13 +228,20 @@ def label_of(path):
     return "//%s:%s" % (os.path.dirname(path), os.path.basename(path))
 
 
-def annotate(cases, path, tag):
-    """Where to look and what to run again, for each failed test."""
+def annotate(cases, path, tag, root):
+    """Where to look and what to run again, for each failed test: the
+    command that runs it alone, and its region dump when the test wrote one
+    (the L2 and L3 fixtures do, as dumps/<tag>/<Suite>.<Test>.region under
+    `root`; runtime and Python tests write none)."""
     for case in cases:
         if case.failures:
             test = "%s.%s" % (case.suite, case.name)
             case.properties["rerun"] = "bazel run %s -- --gtest_filter=%s" % (label_of(path), test)
-            case.properties["region_dump"] = "dumps/%s/%s.region" % (tag, test.replace("/", "_"))
+            dump = "dumps/%s/%s.region" % (tag, test)
+            if os.path.isfile(os.path.join(root, dump)):
+                case.properties["region_dump"] = dump
+            else:
+                case.properties.pop("region_dump", None)
     return cases
 
 
@@ -311,10 +318,12 @@ def impl_sources(files):
     return sorted({f[len("../"):] if f.startswith("../") else f for f in files})
 
 
-def check_expected(path, verdicts, by_id, allow_untested):
+def check_expected(path, verdicts, by_id, allow_untested, cases=()):
     """0 when the verdicts are the expected ones (a legal variant), else 1 with
     each difference printed. A FAIL not listed is a suite defect (the variant
-    is correct by construction), so it is named as such."""
+    is correct by construction), so it is named as such; so is a failed test
+    that is not one of the expected FAILs' (whatever its clauses' verdicts:
+    an ambiguity's deviation or a clause not applicable here hides nothing)."""
     with open(path) as f:
         want = json.load(f)
     unknown = [c for c in list(want.get("fail", [])) + list(want.get("readings", {}))
@@ -335,6 +344,14 @@ def check_expected(path, verdicts, by_id, allow_untested):
         if seen != [letter]:
             problems.append("%s=%s with readings %s, expected INTERPRETATION reading %s" % (
                 c, v.verdict, ",".join(seen) or "none", letter))
+    for t in cases:
+        if not t.failures:
+            continue
+        judged = set(t.clauses) | set(t.invariant_violations)
+        if not judged & want_fail & got_fail:
+            problems.append("%s failed, and no FAIL it judges is an expected one: a suite "
+                            "defect (the variant is correct): %s" % (
+                                t.full_name, V.first_failure_line(t.failures[0])))
     allowed = set(c for c in allow_untested.split(",") if c) | set(want.get("untested", {}))
     for v in verdicts:
         if (v.verdict == V.UNTESTED and v.clause["level"] in V.NORMATIVE and
@@ -345,6 +362,53 @@ def check_expected(path, verdicts, by_id, allow_untested):
         return 1
     print("verdicts are the expected ones (%s)" % os.path.basename(path))
     return 0
+
+
+def certification_status(args, verdicts, cases):
+    """(exit status, lines to print). A failed test that judges no clause
+    fails every certification. Mutants (--expect-fail) must FAIL their
+    clauses, so their failed tests are the point; in every other mode any
+    failed test fails the certification (a variant's only where it is not
+    one of its expected FAILs), whatever the clause table says."""
+    status, lines = 0, []
+    by_id = {v.clause["id"]: v for v in verdicts}
+    orphans = V.unattributed_failures(cases)
+    if orphans:
+        lines.append("failed tests that judge no clause (the certification cannot pass): " +
+                     ", ".join(t.full_name for t in orphans))
+        status = 1
+    failed_tests = [t for t in cases if t.failures]
+    if args.expect_fail:
+        wanted = [c for c in args.expect_fail.split(",") if c]
+        missing = [c for c in wanted if c not in by_id or by_id[c].verdict != V.FAIL]
+        if missing:
+            lines.append("EXPECTED FAIL but got: " + ", ".join(
+                "%s=%s" % (c, by_id[c].verdict if c in by_id else "unknown") for c in missing))
+            status = 1
+        else:
+            lines.append("all %d expected clauses FAIL, as they must for this mutant" %
+                         len(wanted))
+        return status, lines
+    if args.expected_verdicts:
+        # check_expected prints its own lines.
+        status = check_expected(args.expected_verdicts, verdicts, by_id, args.allow_untested,
+                                cases) or status
+        return status, lines
+    if args.require_pass:
+        allowed = set(c for c in args.allow_untested.split(",") if c)
+        roles = set(r for r in args.require_pass_roles.split(",") if r)
+        bad = [v for v in verdicts if v.verdict == V.FAIL or (
+            v.verdict == V.UNTESTED and v.clause["level"] in V.NORMATIVE and
+            v.clause["id"] not in allowed and (not roles or v.clause["role"] in roles))]
+        if bad:
+            lines.append("certification requires every judged clause to PASS; not passing: " +
+                         ", ".join("%s=%s" % (v.clause["id"], v.verdict) for v in bad))
+            status = 1
+    if failed_tests:
+        lines.append("certification requires every test to pass; failed: " +
+                     ", ".join(t.full_name for t in failed_tests))
+        status = 1
+    return status, lines
 
 
 def write(path, text):
@@ -370,7 +434,8 @@ def main(argv):
     crash_map = {}
     for src in args.sources:
         with open(src, errors="replace") as f:
-            crash_map.update(V.clauses_by_test(f.read()))
+            # The gate's reading: comments, `#if 0`, disabled and skipped tests name nothing.
+            crash_map.update(V.clauses_by_test(f.read(), python=src.endswith(".py")))
 
     depth = args.depth or os.environ.get("SPSQ_CERT_DEPTH") or args.default_depth
     if depth not in S.DEPTHS:
@@ -393,7 +458,7 @@ def main(argv):
         # would end the binary at the first, before the test named its clauses).
         env = {"TSAN_OPTIONS": "halt_on_error=0"} if stage == "tsan" else None
         got, rc = run_binary(mi, section, path, pkg, crash_map, env)
-        annotate(got, path, "mi%s_%s" % (mi, section))
+        annotate(got, path, "mi%s_%s" % (mi, section), pkg)
         cases.extend(got)
         ran_binaries.append(path)
         binaries.append({"max_inflight": int(mi), "section": section, "stage": stage,
@@ -558,39 +623,9 @@ def main(argv):
     print("stages (depth %s): " % depth + ", ".join(
         "%s %s %s" % (r.stage, r.what, r.status) for r in runs))
 
-    status = 0
-    by_id = {v.clause["id"]: v for v in verdicts}
-    orphans = V.unattributed_failures(cases)
-    if orphans:
-        print("failed tests that judge no clause (the certification cannot pass): " +
-              ", ".join(t.full_name for t in orphans))
-        status = 1
-    failed_tests = [t for t in cases if t.failures]
-    if args.expect_fail:
-        wanted = [c for c in args.expect_fail.split(",") if c]
-        missing = [c for c in wanted if c not in by_id or by_id[c].verdict != V.FAIL]
-        if missing:
-            print("EXPECTED FAIL but got: " + ", ".join(
-                "%s=%s" % (c, by_id[c].verdict if c in by_id else "unknown") for c in missing))
-            status = 1
-        else:
-            print("all %d expected clauses FAIL, as they must for this mutant" % len(wanted))
-    elif args.expected_verdicts:
-        status = check_expected(args.expected_verdicts, verdicts, by_id, args.allow_untested)
-    elif args.require_pass:
-        allowed = set(c for c in args.allow_untested.split(",") if c)
-        roles = set(r for r in args.require_pass_roles.split(",") if r)
-        bad = [v for v in verdicts if v.verdict == V.FAIL or (
-            v.verdict == V.UNTESTED and v.clause["level"] in V.NORMATIVE and
-            v.clause["id"] not in allowed and (not roles or v.clause["role"] in roles))]
-        if bad:
-            print("certification requires every judged clause to PASS; not passing: " +
-                  ", ".join("%s=%s" % (v.clause["id"], v.verdict) for v in bad))
-            status = 1
-        if failed_tests:
-            print("certification requires every test to pass; failed: " +
-                  ", ".join(t.full_name for t in failed_tests))
-            status = 1
+    status, lines = certification_status(args, verdicts, cases)
+    if lines:
+        print("\n".join(lines))
     return status
 
 

@@ -6,17 +6,20 @@ Fails when
   - a clause's text is not verbatim in its source document,
   - a clause is malformed (fields, level, role, ID format, duplicates),
   - a clause has no test (SPSQ_CLAUSES / SPSQ_READING / @spsq_clauses outside
-    comments and DISABLED_ tests; unless it is informative and says why it cannot be
-    tested, or it waits for a target that does not exist yet),
+    comments, `#if 0` blocks, DISABLED_ tests and @unittest.skip tests;
+    unless it is informative and says why it cannot be tested, or it waits
+    for a target that does not exist yet),
   - a clause waits for a target that now exists but still has no test,
   - a case of a clause's `how` checklist ("cases") has no test naming
     "<ID>/<case>", or a test names a case the clause does not list,
   - a sentence held by several clauses (a split) is not declared in the
     catalogue's "splits" table with exactly those clauses (so dropping one
     part of a split sentence fails here),
-  - a clause's role or surface differs from what its sentence states
-    (sentence_roles.py) without an entry in the "narrowings" table, or an
-    entry there no longer matches the clause,
+  - a clause's role or surface (spec, wire contract or harness clause)
+    differs from what its sentence states (sentence_roles.py) without an
+    entry in the "narrowings" table, or an entry there no longer matches,
+  - a test names a clause or case the certification that runs it does not
+    judge (an L3 suite test naming an L2-only clause is judged nowhere),
   - a test names a clause ID the catalogue does not have,
   - an open point of the wire contract has no clause.
 
@@ -213,60 +216,21 @@ class Gate(unittest.TestCase):
                      catalogue.case_of(t) not in by_id[catalogue.clause_of(t)].get("cases", {})}
         self.assertFalse(bad_cases, "tests name cases their clause does not list: %r" % bad_cases)
 
-    def split_groups(self):
-        """Sets of clauses that hold the same sentence (or line) of a document."""
-        groups = {frozenset(c["id"] for c in owners) for _, owners in self.unit_owners
-                  if len(owners) > 1}
-        by_text = {}
-        for c in self.clauses:
-            if c["source"] != "spec":
-                by_text.setdefault(catalogue.normalize_ws(c["text"]), set()).add(c["id"])
-        groups |= {frozenset(ids) for ids in by_text.values() if len(ids) > 1}
-        return groups
-
     def test_split_sentences_keep_every_part(self):
-        declared = [frozenset(s["clauses"]) for s in self.tables.get("splits", [])]
-        for s in self.tables.get("splits", []):
-            self.assertTrue(s.get("why"), "split %s: no reason" % sorted(s["clauses"]))
-        actual = self.split_groups()
-        lost = [g for g in declared if g not in actual]
-        undeclared = [g for g in actual if g not in declared]
-        self.assertFalse(lost, "declared splits whose clauses no longer share one sentence "
-                         "(a part was dropped or reworded): " + "; ".join(
-                             ", ".join(sorted(g)) for g in lost))
-        self.assertFalse(undeclared, "sentences held by several clauses that the \"splits\" "
-                         "table does not declare: " + "; ".join(
-                             ", ".join(sorted(g)) for g in undeclared))
+        problems = catalogue.split_problems(
+            self.tables.get("splits", []), catalogue.split_groups(self.clauses, self.unit_owners))
+        self.assertFalse(problems, "\n  ".join([""] + problems))
 
     def test_roles_match_their_sentences(self):
-        allowed = {}
-        for entry in self.tables.get("narrowings", []):
-            self.assertTrue(entry.get("why"), "narrowing %s: no reason" % entry["clauses"])
-            for cid in entry["clauses"]:
-                self.assertNotIn(cid, allowed, "%s: listed twice in narrowings" % cid)
-                allowed[cid] = (entry["role"], entry["surface"])
-        by_id = catalogue.by_id(self.clauses)
-        problems = []
-        for cid, (role, surface) in sorted(allowed.items()):
-            c = by_id.get(cid)
-            if c is None:
-                problems.append("%s: in narrowings but not in the catalogue" % cid)
-                continue
-            if (c["role"], c["surface"]) != (role, surface):
-                problems.append("%s: narrowings says %s/%s, the clause is %s/%s" % (
-                    cid, role, surface, c["role"], c["surface"]))
-        for c in self.clauses:
-            if c["source"] != "spec":
-                continue
-            role, surface = sentence_roles.derive(c["text"])
-            differs = (role and role != c["role"]) or (surface and surface != c["surface"])
-            if differs and c["id"] not in allowed:
-                problems.append("%s: the sentence binds %s/%s, the clause is %s/%s; fix the "
-                                "clause or add a narrowing with its reason" % (
-                                    c["id"], role, surface or "*", c["role"], c["surface"]))
-            if not differs and c["id"] in allowed:
-                problems.append("%s: listed in narrowings but matches its sentence" % c["id"])
+        problems = catalogue.role_problems(self.clauses, self.tables.get("narrowings", []),
+                                           sentence_roles.derive)
         self.assertFalse(problems, "\n  ".join([""] + problems))
+
+    def test_tests_live_where_their_clauses_are_judged(self):
+        misplaced = catalogue.misplaced_tokens(self.clauses, self.tokens)
+        self.assertFalse(misplaced, "tests name clauses the certification that runs them does "
+                         "not judge (fix the clause's role or move the name):\n  " + "\n  ".join(
+                             "%s in %s (a %s suite)" % m for m in misplaced))
 
     def test_sources_were_scanned(self):
         # Guards against a BUILD change that silently passes no sources.

@@ -15,7 +15,6 @@ Verdict per clause (for one certification):
 
 import html
 import json
-import re
 import xml.etree.ElementTree as ET
 
 import catalogue
@@ -180,6 +179,21 @@ def declared_not_applicable(case):
     return not case.ran and "not applicable:" in (case.skip_reason or "")
 
 
+def not_applicable_why(case):
+    """A declared not-applicable skip's reason, from "not applicable:" on."""
+    return case.skip_reason[case.skip_reason.index("not applicable:"):]
+
+
+def not_applicable_note(covering):
+    """What a row adds when some of its tests declared themselves not
+    applicable: a PASS resting on fewer tests must say so."""
+    na = [t for t in covering if declared_not_applicable(t)]
+    if not na:
+        return ""
+    return "; %d not applicable: %s" % (len(na), "; ".join(
+        sorted({not_applicable_why(t)[len("not applicable:"):].strip() for t in na})))
+
+
 def first_failure_line(message):
     """The first assertion of a GoogleTest failure text, for a row."""
     lines = [l.strip() for l in message.strip().split("\n") if l.strip()]
@@ -248,13 +262,14 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
                 where), names, failures=failures))
             continue
         if covering and not judged:
-            why = sorted({t.skip_reason for t in covering})[0]
-            verdicts.append(Verdict(c, NOT_APPLICABLE, why[why.index("not applicable:"):], names))
+            why = sorted({not_applicable_why(t) for t in covering})[0]
+            verdicts.append(Verdict(c, NOT_APPLICABLE, why, names))
             continue
         if skipped or not ran:
             if skipped:
-                why = "%d of %d judging tests skipped: %s" % (
-                    len(skipped), len(judged), "; ".join(sorted({t.skip_reason for t in skipped})))
+                why = "%d of %d judging tests skipped: %s%s" % (
+                    len(skipped), len(judged), "; ".join(sorted({t.skip_reason for t in skipped})),
+                    not_applicable_note(covering))
             elif c["id"] in not_run:
                 why = not_run[c["id"]]
             elif "blocked_on" in c:
@@ -275,7 +290,8 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
                 verdicts.append(Verdict(c, UNTESTED, "recorded reading %s is not one of %s's" % (
                     ", ".join(unlisted), c["id"]), names, readings=readings))
             elif readings:
-                summary = ", ".join("reading %s" % k for k in sorted(readings))
+                summary = ", ".join("reading %s" % k for k in sorted(readings)) + (
+                    not_applicable_note(covering))
                 verdicts.append(Verdict(c, INTERPRETATION, summary, names, readings=readings))
             else:
                 verdicts.append(Verdict(c, UNTESTED, "tests passed but recorded no reading",
@@ -283,7 +299,13 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
             continue
         extra = (" and checked after each of %d tests" % checked_count[c["id"]]
                  if checked_count.get(c["id"]) else "")
-        verdicts.append(Verdict(c, PASS, "%d covering tests passed%s" % (len(ran), extra), names))
+        na = not_applicable_note(covering)
+        if na:
+            detail = "%d of %d judging tests ran and passed%s%s" % (
+                len(ran), len(covering), na, extra)
+        else:
+            detail = "%d covering tests passed%s" % (len(ran), extra)
+        verdicts.append(Verdict(c, PASS, detail, names))
     for v in verdicts:
         if v.verdict == NOT_APPLICABLE or not v.clause.get("cases"):
             continue
@@ -403,15 +425,7 @@ def render_junit(verdicts, identity):
     return "\n".join(out) + "\n"
 
 
-TEST_DECL = re.compile(r"\bTEST(?:_F|_P)?\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
-
-
-def clauses_by_test(source_text):
-    """Maps 'Suite.Name' -> clause IDs declared inside that TEST body, for
-    tests that crashed before they could record their properties."""
-    out = {}
-    matches = list(TEST_DECL.finditer(source_text))
-    for i, m in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(source_text)
-        out["%s.%s" % (m.group(1), m.group(2))] = catalogue.declared_ids(source_text[m.end():end])
-    return out
+def clauses_by_test(source_text, python=False):
+    """Maps 'Suite.Name' -> clause IDs its live source declares, for tests
+    that crashed or failed before they could record their properties."""
+    return catalogue.declarations_by_test(source_text, python)

@@ -150,6 +150,18 @@ class VerdictsTest(unittest.TestCase):
         self.assertEqual(V.clauses_by_test(src),
                          {"S.One": ["S3.A.1", "S3.B.1"], "T.Two": ["OPEN.X"]})
 
+    def test_crash_mapping_reads_what_the_gate_reads(self):
+        # A commented-out or compiled-out name is not what the test judges.
+        src = ('TEST_F(S, One) {\n  // SPSQ_CLAUSES("S3.C.1");\n  SPSQ_CLAUSES("S3.A.1");\n'
+               '#if 0\n  SPSQ_CLAUSES("S3.D.1");\n#endif\n}\n'
+               'TEST(S, DISABLED_Two) {\n  SPSQ_CLAUSES("S3.B.1");\n}\n')
+        self.assertEqual(V.clauses_by_test(src), {"S.One": ["S3.A.1"]})
+        py = ('class T(unittest.TestCase):\n'
+              '    @spsq_clauses("S3.A.1")\n    def test_a(self):\n        pass\n\n'
+              '    @unittest.skip("later")\n    @spsq_clauses("S3.B.1")\n'
+              '    def test_b(self):\n        pass\n')
+        self.assertEqual(V.clauses_by_test(py, python=True), {"T.test_a": ["S3.A.1"]})
+
 
 def verdicts_of(xml_body, clauses):
     """Verdicts of one synthetic GoogleTest XML document's testcases."""
@@ -183,6 +195,22 @@ class VerdictHolesTest(unittest.TestCase):
             "Mi1", "S3.A.1", '<skipped message="not applicable: needs MaxInflight &gt;= 2"/>',
             "skipped"), [clause("S3.A.1")])
         self.assertEqual(v["S3.A.1"].verdict, V.PASS)
+
+    def test_a_pass_row_names_its_not_applicable_skips(self):
+        _, v = verdicts_of(case("Ran", "S3.A.1") + case("AlsoRan", "S3.A.1") + case(
+            "Mi1", "S3.A.1", '<skipped message="x.cc:3&#10;not applicable: needs MaxInflight '
+            '&gt;= 2"/>', "skipped"), [clause("S3.A.1")])
+        self.assertEqual(v["S3.A.1"].verdict, V.PASS)
+        self.assertEqual(v["S3.A.1"].detail, "2 of 3 judging tests ran and passed; "
+                         "1 not applicable: needs MaxInflight >= 2")
+
+    def test_an_untested_row_also_names_its_not_applicable_skips(self):
+        _, v = verdicts_of(case("Ran", "S3.A.1") + case(
+            "Plain", "S3.A.1", '<skipped message="no recording view"/>', "skipped") + case(
+            "Na", "S3.A.1", '<skipped message="not applicable: adapter"/>', "skipped"),
+            [clause("S3.A.1")])
+        self.assertEqual(v["S3.A.1"].verdict, V.UNTESTED)
+        self.assertIn("1 not applicable: adapter", v["S3.A.1"].detail)
 
     def test_failures_before_a_skip_count(self):
         cases, v = verdicts_of(case(

@@ -18,6 +18,7 @@
 #define SPSQ_L3_WORKER_CHIP_QUEUE_H_
 
 #include <array>
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <memory>
@@ -75,6 +76,14 @@ class BasicWorkerChipQueue {
 
   Input& input() { return input_; }
   Output& output() { return output_; }
+
+  // The stop calls as the spec spells them, on the queue; they are the
+  // input direction's (input().request_stop stays for existing callers).
+  // Waits only until STOP is published, not for L2 exit nor for outputs.
+  WorkerChipQueueStatus request_stop(std::chrono::nanoseconds timeout) {
+    return input_.request_stop(timeout);
+  }
+  WorkerChipQueueStatus try_request_stop() { return input_.try_request_stop(); }
 
   // The ten binding scalars for TaskArgs, in spec order from offset 0.
   std::array<uint64_t, kSpscQueueEndpointBindingScalarCount> chip_task_arg_scalars() const {

@@ -109,9 +109,18 @@ std::vector<std::shared_ptr<RegionInstance>> Orchestrator::pins_for(uint32_t wor
   return pins;
 }
 
+OrchestratorCallCounts Orchestrator::call_counts() const {
+  OrchestratorCallCounts c;
+  c.create_worker_chip_queue = queue_calls_.load(std::memory_order_relaxed);
+  c.create_worker_chip_region = region_calls_.load(std::memory_order_relaxed);
+  c.submit_next_level = submit_calls_.load(std::memory_order_relaxed);
+  return c;
+}
+
 std::unique_ptr<spsc_queue::WorkerChipQueue> Orchestrator::create_worker_chip_queue(
     uint32_t worker_id, uint64_t depth, uint64_t input_arena_bytes, uint64_t output_arena_bytes,
     SpscQueueError* error) {
+  queue_calls_.fetch_add(1, std::memory_order_relaxed);
   // Every argument is checked before anything is allocated or an id taken.
   if (!check_worker(worker_id, error)) return nullptr;
   spsc_queue::SpscQueueLayout layout{};
@@ -149,6 +158,7 @@ std::unique_ptr<spsc_queue::WorkerChipQueue> Orchestrator::create_worker_chip_qu
 
 std::unique_ptr<WorkerChipOrchRegion> Orchestrator::create_worker_chip_region(
     uint32_t worker_id, uint64_t payload_bytes, uint64_t counter_bytes, SpscQueueError* error) {
+  region_calls_.fetch_add(1, std::memory_order_relaxed);
   if (!check_worker(worker_id, error)) return nullptr;
   if (payload_bytes == 0 || counter_bytes == 0 || counter_bytes % kRegionCounterAlign != 0) {
     set(error, spsc_queue::make_error(
@@ -190,6 +200,7 @@ std::unique_ptr<WorkerChipOrchRegion> Orchestrator::create_worker_chip_region(
 bool Orchestrator::submit_next_level(const L2OrchHandle& l2_handle, const TaskArgs& args,
                                      const ChipCallConfig& cfg, uint32_t worker_id,
                                      SpscQueueError* error) {
+  submit_calls_.fetch_add(1, std::memory_order_relaxed);
   if (!check_worker(worker_id, error)) return false;
   if (cfg.block_dim == 0) {
     set(error, spsc_queue::make_error(SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::INIT,

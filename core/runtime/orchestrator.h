@@ -18,6 +18,7 @@
 #ifndef SPSQ_RUNTIME_ORCHESTRATOR_H_
 #define SPSQ_RUNTIME_ORCHESTRATOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -46,6 +47,17 @@ struct OrchestratorOptions {
   uint64_t max_region_bytes = uint64_t{1} << 32;
 };
 
+// How often each orchestrator entry point was called (every call counts,
+// refused ones too): the simulation's record of what L3 asked of the
+// runtime, next to the ledger's record of what memory it booked. The spec
+// says what one call may do in terms of another (create_worker_chip_queue
+// does not call create_worker_chip_region()); these counts make that visible.
+struct OrchestratorCallCounts {
+  uint64_t create_worker_chip_queue = 0;
+  uint64_t create_worker_chip_region = 0;
+  uint64_t submit_next_level = 0;
+};
+
 class Orchestrator {
  public:
   // Null with *error (BAD_ARGUMENT) for unusable options.
@@ -61,6 +73,7 @@ class Orchestrator {
   ChipWorkerMode mode() const { return options_.mode; }
   uint64_t session_bits(uint32_t worker_id) const { return session_bits_.at(worker_id); }
   const RegionLedger& ledger() const { return *ledger_; }
+  OrchestratorCallCounts call_counts() const;
 
   // Compatibility factory: validates every argument before allocating, then
   // the Region Template coordinator materializes one RegionInstance, binds
@@ -98,6 +111,9 @@ class Orchestrator {
   std::mutex mu_;  // guards next_transaction_ and instances_
   std::vector<uint64_t> next_transaction_;
   std::vector<std::vector<std::weak_ptr<RegionInstance>>> instances_;
+  std::atomic<uint64_t> queue_calls_{0};
+  std::atomic<uint64_t> region_calls_{0};
+  std::atomic<uint64_t> submit_calls_{0};
   // Last: workers drain (and drop their pins) before the rest goes away.
   std::vector<std::unique_ptr<ChipWorker>> workers_;
 };

@@ -135,9 +135,10 @@ class Stop(unittest.TestCase):
         start_l2(orch, queue, "echo", *gate.counter)
         for i in range(3):
             queue.input.enqueue(b"in%d" % i, timeout=LIVE_TIMEOUT_S)
-        # L2 is held at its gate: request_stop returns once STOP is published,
-        # without waiting for L2 to run, let alone exit.
-        queue.input.request_stop(timeout=LIVE_TIMEOUT_S)
+        # L2 is held at its gate: queue.request_stop (the spec's spelling)
+        # returns once STOP is published, without waiting for L2 to run, let
+        # alone exit.
+        self.assertIsNone(queue.request_stop(timeout=LIVE_TIMEOUT_S))
         self.assertTrue(queue.input.stop_published)
         self.assertEqual(counter(queue, "input_desc_tail"), 4)
         self.assertEqual(orch.worker(0).pending, 1)
@@ -145,8 +146,10 @@ class Stop(unittest.TestCase):
         # Further input is rejected locally, without poison or a descriptor.
         for name, call in (("enqueue", lambda: queue.input.enqueue(b"late", timeout=1.0)),
                            ("try_enqueue", lambda: queue.input.try_enqueue(b"late")),
-                           ("request_stop", lambda: queue.input.request_stop(timeout=1.0)),
-                           ("try_request_stop", queue.input.try_request_stop)):
+                           ("request_stop", lambda: queue.request_stop(timeout=1.0)),
+                           ("try_request_stop", queue.try_request_stop),
+                           ("input.request_stop", lambda: queue.input.request_stop(timeout=1.0)),
+                           ("input.try_request_stop", queue.input.try_request_stop)):
             with self.subTest(call=name):
                 with self.assertRaises(spsq.RejectedError) as cm:
                     call()
@@ -169,10 +172,14 @@ class Stop(unittest.TestCase):
         queue = new_queue(orch)
         start_l2(orch, queue, "echo")
         queue.input.enqueue(b"last", timeout=LIVE_TIMEOUT_S)
-        self.assertIs(queue.input.try_request_stop(), True)
+        self.assertIs(queue.try_request_stop(), True)
         self.assertEqual(counter(queue, "input_desc_tail"), 2)
-        with self.assertRaises(spsq.RejectedError):
-            queue.input.try_request_stop()
+        self.assertTrue(queue.input.stop_published)
+        # One STOP per queue, whichever spelling asks again.
+        for again in (queue.try_request_stop, queue.input.try_request_stop):
+            with self.assertRaises(spsq.RejectedError):
+                again()
+        self.assertEqual(counter(queue, "input_desc_tail"), 2)
         target = bytearray(4)
         queue.output.dequeue_into(target, timeout=LIVE_TIMEOUT_S)
         self.assertEqual(target, bytearray(b"last"))

@@ -20,7 +20,8 @@ def blocking_calls(queue):
     """Every blocking call, as a function of its timeout."""
     return {
         "enqueue": lambda t: queue.input.enqueue(b"x", timeout=t),
-        "request_stop": lambda t: queue.input.request_stop(timeout=t),
+        "request_stop": lambda t: queue.request_stop(timeout=t),
+        "input.request_stop": lambda t: queue.input.request_stop(timeout=t),
         "peek": lambda t: queue.output.peek(timeout=t),
         "dequeue_into": lambda t: queue.output.dequeue_into(bytearray(8), timeout=t),
     }
@@ -42,7 +43,7 @@ class TimeoutArgument(unittest.TestCase):
                         call(timeout)
                     # An argument error, not a queue outcome...
                     self.assertNotIsInstance(cm.exception, spsq.SpsqError)
-                    self.assertIn(name, str(cm.exception))
+                    self.assertIn(name.split(".")[-1], str(cm.exception))
                     # ...raised before the queue was touched: no clock reading.
                     self.assertEqual(spsq.virtual_clock_ns(), before)
         with self.assertRaises(ValueError) as cm:
@@ -165,6 +166,7 @@ class TryCalls(unittest.TestCase):
                 self.assertIs(queue.input.try_enqueue(b"one more"), False)
                 self.assertIs(queue.input.try_enqueue(None, 0), False)
                 self.assertIs(queue.input.try_request_stop(), False)
+                self.assertIs(queue.try_request_stop(), False)
                 self.assertTrue(queue.live)
                 self.assertFalse(queue.input.stop_published)
                 self.assertEqual(counter(queue, "input_desc_tail"), depth)

@@ -1,0 +1,315 @@
+"""The certification runner on synthetic results: a failed test's clauses
+taken from its source, the re-run command and region dump of a FAIL row, the
+exit status of each mode (a failed test fails every certification but a
+mutant's), a variant's expected verdicts, and --stage-not-run reasons,
+through main() over a fake GoogleTest binary."""
+
+import argparse
+import json
+import os
+import stat
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import certify_run as R  # noqa: E402
+import verdicts as V  # noqa: E402
+
+
+def clause(cid, role="L2", surface="cpp-l2", level="MUST", **extra):
+    c = {"id": cid, "section": "3", "source": "spec", "text": "text of " + cid,
+         "requirement": "requirement of " + cid, "level": level, "role": role,
+         "surface": surface, "how": "how"}
+    c.update(extra)
+    return c
+
+
+INTERP = {"question": "q", "readings": {"A": "a", "B": "b"}, "preferred": "A", "grading": "g"}
+CLAUSES = [clause("S3.A.1"), clause("S3.B.1"), clause("S3.L3.1", role="L3", surface="l3-api"),
+           clause("AMB.X", level="INFO", interpretation=INTERP), clause("W.INTEROP.1")]
+
+
+def test_case(name, clauses="", failures=(), skipped=None, suite="S", **props):
+    t = V.TestCase("mi1:s3", suite, name)
+    if clauses:
+        t.properties["clauses"] = clauses
+    t.properties.update(props)
+    t.failures = list(failures)
+    if skipped is not None:
+        t.ran, t.skip_reason = False, skipped
+    return t
+
+
+def args_for(**kw):
+    base = dict(expect_fail="", expected_verdicts=None, require_pass=False,
+                require_pass_roles="", allow_untested="")
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def status_of(cases, clauses=CLAUSES, **kw):
+    verdicts = V.compute_verdicts(clauses, cases, "L2")
+    return R.certification_status(args_for(**kw), verdicts, cases)
+
+
+class AttributeTest(unittest.TestCase):
+    def test_a_failed_test_with_no_clause_judges_what_its_source_declares(self):
+        declared = {"S.SetUpFails": ["S3.A.1", "S3.B.1/x"]}
+        cases = R.attribute([test_case("SetUpFails", failures=["SetUp: no region"]),
+                             test_case("Passes")], declared)
+        self.assertEqual(cases[0].properties["clauses"], "S3.A.1,S3.B.1/x")
+        self.assertIn("clauses taken from the test's source", cases[0].failures[-1])
+        self.assertNotIn("clauses", cases[1].properties)  # passed: nothing to attribute
+        v = {x.clause["id"]: x for x in V.compute_verdicts(CLAUSES, cases, "L2")}
+        self.assertEqual(v["S3.A.1"].verdict, V.FAIL)
+
+    def test_recorded_clauses_win_and_parameterized_names_map_to_their_source(self):
+        declared = {"S.Case": ["S3.A.1"], "S.Other": ["S3.B.1"]}
+        recorded = test_case("Other", "S3.B.1", failures=["x"])
+        param = test_case("Case/2", failures=["y"], suite="Windows/S")
+        R.attribute([recorded, param], declared)
+        self.assertEqual(recorded.properties["clauses"], "S3.B.1")
+        self.assertEqual(param.clauses, ["S3.A.1"])
+
+    def test_a_test_its_source_names_nothing_for_stays_unattributed(self):
+        cases = R.attribute([test_case("Mystery", failures=["boom"])], {})
+        self.assertEqual(V.unattributed_failures(cases), cases)
+
+
+class StatusTest(unittest.TestCase):
+    def test_an_unattributed_failure_fails_every_mode(self):
+        cases = [test_case("Passes", "S3.A.1,S3.B.1"), test_case("Orphan", failures=["boom"])]
+        for kw in ({}, {"require_pass": True}, {"expect_fail": "S3.A.1"}):
+            status, lines = status_of(cases, **kw)
+            self.assertEqual(status, 1, kw)
+            self.assertIn("failed tests that judge no clause", lines[0])
+            self.assertIn("S.Orphan", lines[0])
+
+    def test_any_failed_test_fails_the_certification(self):
+        # Its only clause is an ambiguity: INTERPRETATION (a deviation), never
+        # FAIL; the clause table is clean, the certification is not.
+        cases = [test_case("Passes", "S3.A.1,S3.B.1"),
+                 test_case("Deviates", "AMB.X", failures=["t.cc:3\nValue of: live()"])]
+        verdicts = {v.clause["id"]: v for v in V.compute_verdicts(CLAUSES, cases, "L2")}
+        self.assertEqual(verdicts["AMB.X"].verdict, V.INTERPRETATION)
+        for kw in ({}, {"require_pass": True, "allow_untested": "W.INTEROP.1"}):
+            status, lines = status_of(cases, **kw)
+            self.assertEqual(status, 1, kw)
+            self.assertIn("every test to pass; failed: mi1:s3 S.Deviates", lines[-1])
+
+    def test_a_failed_test_of_a_clause_not_applicable_here_fails_it(self):
+        cases = [test_case("Passes", "S3.A.1,S3.B.1"),
+                 test_case("L3Only", "S3.L3.1", failures=["x"])]
+        self.assertEqual(status_of(cases)[0], 1)
+
+    def test_a_clean_run_passes(self):
+        cases = [test_case("Passes", "S3.A.1,S3.B.1,W.INTEROP.1"),
+                 test_case("Reads", "AMB.X", **{"reading.AMB.X": "A: a"})]
+        self.assertEqual(status_of(cases, require_pass=True), (0, []))
+
+    def test_require_pass_names_clauses_that_did_not_pass(self):
+        status, lines = status_of([test_case("Passes", "S3.A.1")], require_pass=True)
+        self.assertEqual(status, 1)
+        self.assertIn("S3.B.1=UNTESTED", lines[0])
+        self.assertEqual(status_of([test_case("Passes", "S3.A.1")], require_pass=True,
+                                   allow_untested="S3.B.1,W.INTEROP.1")[0], 0)
+
+    def test_a_mutant_passes_when_its_clauses_fail(self):
+        cases = [test_case("Passes", "S3.A.1"), test_case("Fails", "S3.B.1", failures=["x"])]
+        self.assertEqual(status_of(cases, expect_fail="S3.B.1"),
+                         (0, ["all 1 expected clauses FAIL, as they must for this mutant"]))
+        status, lines = status_of(cases, expect_fail="S3.A.1,S3.B.1")
+        self.assertEqual(status, 1)
+        self.assertEqual(lines, ["EXPECTED FAIL but got: S3.A.1=PASS"])
+
+
+class ExpectedVerdictsTest(unittest.TestCase):
+    def check(self, cases, want, allow_untested="W.INTEROP.1"):
+        fd, path = tempfile.mkstemp(suffix=".expected.json")
+        with os.fdopen(fd, "w") as f:
+            json.dump(want, f)
+        try:
+            with mock.patch("sys.stdout") as out:
+                status = status_of(cases, expected_verdicts=path,
+                                   allow_untested=allow_untested)[0]
+            printed = "".join(c.args[0] for c in out.write.call_args_list)
+        finally:
+            os.unlink(path)
+        return status, printed
+
+    def test_the_expected_verdicts(self):
+        cases = [test_case("Passes", "S3.A.1,S3.B.1"),
+                 test_case("Reads", "AMB.X", **{"reading.AMB.X": "B: b"})]
+        status, printed = self.check(cases, {"fail": [], "readings": {"AMB.X": "B"}})
+        self.assertEqual(status, 0, printed)
+        status, printed = self.check(cases, {"fail": [], "readings": {"AMB.X": "A"}})
+        self.assertEqual(status, 1)
+        self.assertIn("AMB.X=INTERPRETATION with readings B, expected INTERPRETATION reading A",
+                      printed)
+
+    def test_an_unlisted_fail_and_a_missing_one(self):
+        cases = [test_case("Passes", "S3.A.1"), test_case("Fails", "S3.B.1", failures=["x"])]
+        status, printed = self.check(cases, {"fail": ["S3.A.1"]})
+        self.assertEqual(status, 1)
+        self.assertIn("S3.B.1=FAIL, which the variant's expected verdicts do not allow", printed)
+        self.assertIn("S3.A.1=PASS, expected FAIL", printed)
+
+    def test_an_expected_fail_accounts_for_its_failed_test(self):
+        cases = [test_case("Passes", "S3.A.1"),
+                 test_case("Livelocks", "S3.B.1,AMB.X", failures=["refused"],
+                           **{"reading.AMB.X": "B: b"})]
+        status, printed = self.check(cases, {"fail": ["S3.B.1"]})
+        self.assertEqual(status, 0, printed)
+
+    def test_a_failed_test_hidden_behind_an_interpretation_fails_the_variant(self):
+        cases = [test_case("Passes", "S3.A.1,S3.B.1"),
+                 test_case("Deviates", "AMB.X", failures=["t.cc:3\nValue of: live()"],
+                           **{"reading.AMB.X": "B: b"})]
+        status, printed = self.check(cases, {"fail": [], "readings": {}})
+        self.assertEqual(status, 1)
+        self.assertIn("mi1:s3 S.Deviates failed, and no FAIL it judges is an expected one",
+                      printed)
+
+    def test_a_failed_test_of_a_clause_not_applicable_here_fails_the_variant(self):
+        cases = [test_case("Passes", "S3.A.1,S3.B.1"),
+                 test_case("L3Only", "S3.L3.1", failures=["x"])]
+        status, printed = self.check(cases, {"fail": []})
+        self.assertEqual(status, 1)
+        self.assertIn("S.L3Only failed", printed)
+
+    def test_an_unexpected_untested_clause(self):
+        status, printed = self.check([test_case("Passes", "S3.A.1,S3.B.1")], {"fail": []},
+                                     allow_untested="")
+        self.assertEqual(status, 1)
+        self.assertIn("W.INTEROP.1=UNTESTED", printed)
+        status, printed = self.check([test_case("Passes", "S3.A.1,S3.B.1")], {
+            "fail": [], "untested": {"W.INTEROP.1": "not built"}}, allow_untested="")
+        self.assertEqual(status, 0, printed)
+
+
+class AnnotateTest(unittest.TestCase):
+    def test_a_failed_test_gets_its_rerun_command_and_the_dump_it_wrote(self):
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, "dumps", "mi2_s3"))
+            with open(os.path.join(root, "dumps", "mi2_s3", "Pub.SeqLast.region"), "wb") as f:
+                f.write(b"\0" * 8)
+            cases = [test_case("SeqLast", "S3.A.1", failures=["x"], suite="Pub"),
+                     test_case("NoDump", "S3.A.1", failures=["x"], suite="Pub"),
+                     test_case("Passes", "S3.A.1", suite="Pub")]
+            R.annotate(cases, "conformance/cert_mi2_s3_publication", "mi2_s3", root)
+        self.assertEqual(cases[0].properties["rerun"],
+                         "bazel run //conformance:cert_mi2_s3_publication -- "
+                         "--gtest_filter=Pub.SeqLast")
+        self.assertEqual(cases[0].properties["region_dump"], "dumps/mi2_s3/Pub.SeqLast.region")
+        self.assertIn("rerun", cases[1].properties)
+        self.assertNotIn("region_dump", cases[1].properties)  # none was written
+        self.assertNotIn("rerun", cases[2].properties)
+
+    def test_a_python_row_names_its_runnable_wrapper_and_no_dump(self):
+        with tempfile.TemporaryDirectory() as root:
+            cases = [test_case("test_poisoned", "S3.A.1", failures=["x"], suite="PoisonTest")]
+            R.annotate(cases, "python/reference_python_certification_poison_test",
+                       "mi0_poison_test", root)
+        self.assertEqual(cases[0].properties["rerun"],
+                         "bazel run //python:reference_python_certification_poison_test -- "
+                         "--gtest_filter=PoisonTest.test_poisoned")
+        self.assertNotIn("region_dump", cases[0].properties)
+
+    def test_the_fail_row_names_what_annotate_found(self):
+        with tempfile.TemporaryDirectory() as root:
+            cases = [test_case("A", "S3.A.1", failures=["x.cc:1\nExpected: 1"])]
+            R.annotate(cases, "pkg/bin", "mi1_s3", root)
+        v = {x.clause["id"]: x for x in V.compute_verdicts(CLAUSES, cases, "L2")}
+        self.assertIn("; re-run: bazel run //pkg:bin -- --gtest_filter=S.A", v["S3.A.1"].detail)
+        self.assertNotIn("region:", v["S3.A.1"].detail)
+
+
+# A GoogleTest binary: lists its tests, writes the XML GoogleTest would, and
+# the region dump the L2 fixture writes for a failed test.
+FAKE_GTEST = r"""#!/bin/sh
+if [ "$1" = "--gtest_list_tests" ]; then printf 'S.\n  Passes\n  Fails\n'; exit 0; fi
+cat > "${GTEST_OUTPUT#xml:}" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuites><testsuite name="S">
+<testcase name="Passes" status="run" result="completed" classname="S">
+<properties><property name="clauses" value="S3.A.1"/></properties></testcase>
+<testcase name="Fails" status="run" result="completed" classname="S">
+<failure message="m">x.cc:9&#10;Expected: 2</failure></testcase>
+</testsuite></testsuites>
+EOF
+printf 'region' > "$TEST_UNDECLARED_OUTPUTS_DIR/S.Fails.region"
+exit 1
+"""
+
+SOURCE = """TEST_F(S, Passes) {
+  SPSQ_CLAUSES("S3.A.1");
+}
+TEST_F(S, Fails) {
+  // SPSQ_CLAUSES("S3.A.1");
+#if 0
+  SPSQ_CLAUSES("W.INTEROP.1");
+#endif
+  SPSQ_CLAUSES("S3.B.1");
+}
+"""
+
+
+class MainTest(unittest.TestCase):
+    """main() end to end over the fake binary."""
+
+    def run_main(self, *extra):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        d = tmp.name
+        binary = os.path.join(d, "pkg", "cert_mi1_s3")
+        os.makedirs(os.path.dirname(binary))
+        with open(binary, "w") as f:
+            f.write(FAKE_GTEST)
+        os.chmod(binary, os.stat(binary).st_mode | stat.S_IXUSR)
+        src = os.path.join(d, "s3_test.cc")
+        with open(src, "w") as f:
+            f.write(SOURCE)
+        cat = os.path.join(d, "clauses.json")
+        with open(cat, "w") as f:
+            json.dump({"clauses": CLAUSES}, f)
+        out = os.path.join(d, "out")
+        argv = ["--name=cert", "--endpoint-template=E", "--implementation=I",
+                "--catalogue=" + cat, "--binary=1:s3:" + binary, "--out=" + out, "--quiet",
+                "--sources", src] + list(extra)
+        env = {k: v for k, v in os.environ.items() if k not in (
+            "XML_OUTPUT_FILE", "TEST_UNDECLARED_OUTPUTS_DIR", "TEST_TARGET",
+            "BUILD_WORKSPACE_DIRECTORY", "SPSQ_CERT_DEPTH")}
+        with mock.patch.dict(os.environ, env, clear=True), mock.patch("sys.stdout") as stdout:
+            status = R.main(argv)
+        printed = "".join(c.args[0] for c in stdout.write.call_args_list)
+        with open(os.path.join(out, "report.json")) as f:
+            report = json.load(f)
+        return status, {c["id"]: c for c in report["clauses"]}, report, printed
+
+    def test_stage_not_run_reasons_and_a_failed_test_from_its_source(self):
+        status, rows, report, printed = self.run_main(
+            "--stage-not-run=W.INTEROP.1=interop stage not built: no runtime=given")
+        # The failed test recorded nothing; its live source names S3.B.1 only.
+        self.assertEqual(rows["S3.B.1"]["verdict"], V.FAIL)
+        self.assertEqual(rows["W.INTEROP.1"]["verdict"], V.UNTESTED)
+        self.assertEqual(rows["W.INTEROP.1"]["detail"],
+                         "interop stage not built: no runtime=given")
+        self.assertEqual(report["identity"]["stages_not_run"],
+                         {"W.INTEROP.1": "interop stage not built: no runtime=given"})
+        failure = rows["S3.B.1"]["failures"][0]
+        self.assertEqual(failure["dump"], "dumps/mi1_s3/S.Fails.region")
+        self.assertTrue(failure["rerun"].endswith(" -- --gtest_filter=S.Fails"), failure)
+        self.assertEqual(status, 1)  # no mode asked for, yet a test failed
+
+    def test_the_failed_test_fails_the_certification(self):
+        status, _, _, printed = self.run_main("--require-pass", "--allow-untested=S3.B.1")
+        self.assertEqual(status, 1)
+        self.assertIn("certification requires every test to pass; failed: mi1:s3 S.Fails",
+                      printed)
+
+
+if __name__ == "__main__":
+    unittest.main()
