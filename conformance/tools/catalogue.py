@@ -17,10 +17,10 @@ ROLES = ("L2", "L3", "both", "runtime")
 SURFACES = ("wire", "cpp-l2", "l2-view", "l3-api", "python", "runtime", "doc")
 SOURCES = ("spec", "wire-contract", "harness")
 ID_PATTERN = re.compile(r"^(S[0-5]\.[A-Z0-9]+\.[0-9A-Z]+|W\.[A-Z]+\.[0-9]+|OPEN\.[A-Z]+|AMB\.[A-Z]+|LIVE\.[0-9]+)$")
-# What counts as a test naming a clause: SPSQ_CLAUSES / SPSQ_READING (C++)
+# What counts as a test naming a clause: SPSQ_CLAUSES / SPSQ_READING / SPSQ_JUDGING (C++)
 # and @spsq_clauses (Python). SPSQ_INVARIANTS only marks what the fixture
 # re-checks after every test; it judges nothing on its own.
-DECLARATION = re.compile(r"(?i)spsq_(?:clauses|reading)\s*\(")
+DECLARATION = re.compile(r"(?i)spsq_(?:clauses|reading|judging)\s*\(")
 # A string literal (kept) or a comment (dropped), C++ and Python.
 _TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/|#[^\n]*',
                     re.S)

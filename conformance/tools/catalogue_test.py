@@ -11,13 +11,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import catalogue as C  # noqa: E402
 import sentence_roles  # noqa: E402
+from synthetic import clause  # noqa: E402
 
-
-def clause(cid, role="L2", surface="cpp-l2", text=None, **extra):
-    c = {"id": cid, "section": "3", "source": "spec", "text": text or "text of " + cid,
-         "requirement": "r", "level": "MUST", "role": role, "surface": surface, "how": "h"}
-    c.update(extra)
-    return c
 
 
 def declared(text, python=False):
@@ -31,6 +26,13 @@ class DeclarationsTest(unittest.TestCase):
         self.assertEqual(declared(src), ["S3.D.1"])
         py = '# @spsq_clauses("S3.A.1")\n@spsq_clauses("S3.B.1")  # "S3.C.1"\ndef test_x(): pass\n'
         self.assertEqual(declared(py, python=True), ["S3.B.1"])
+
+    def test_a_judging_block_names_its_clauses(self):
+        src = ('void ExpectFlag() {\n  SPSQ_JUDGING("W.FLAG.1", "S4.POISON.11/l2-first");\n}\n'
+               'TEST_F(S, A) {\n  SPSQ_CLAUSES("S3.A.1");\n  { SPSQ_JUDGING("W.ERR.1"); }\n}\n')
+        self.assertEqual(declared(src), ["W.FLAG.1", "S4.POISON.11/l2-first", "S3.A.1",
+                                         "W.ERR.1"])
+        self.assertEqual(C.declarations_by_test(src), {"S.A": ["S3.A.1", "W.ERR.1"]})
 
     def test_a_string_is_not_a_comment(self):
         src = 'TEST(S, A) {\n  SPSQ_CLAUSES("S3.A.1");\n  puts("// not a comment");\n}\n'
@@ -120,16 +122,18 @@ class NarrowingsTest(unittest.TestCase):
         return C.role_problems(clauses, narrowings, sentence_roles.derive)
 
     def test_a_clause_that_matches_its_sentence(self):
-        self.assertEqual(self.problems([clause("S1.A.1", "L3", "l3-api", self.L3_SENTENCE)]), [])
+        self.assertEqual(
+            self.problems([clause("S1.A.1", "L3", "l3-api", text=self.L3_SENTENCE)]), [])
 
     def test_a_narrowing_without_an_entry(self):
-        problems = self.problems([clause("S1.A.1", "L2", "cpp-l2", self.L3_SENTENCE)], [])
+        problems = self.problems([clause("S1.A.1", "L2", "cpp-l2", text=self.L3_SENTENCE)], [])
         self.assertEqual(len(problems), 1)
         self.assertIn("S1.A.1: the sentence binds L3/l3-api, the clause is L2/cpp-l2", problems[0])
 
     def test_contract_and_harness_clauses_are_checked_too(self):
-        w = clause("W.X.1", "L2", "cpp-l2", "A view failure poisons.", source="wire-contract")
-        h = clause("AMB.X", "L2", "cpp-l2", "L3 or L2 may see it.", source="harness")
+        w = clause("W.X.1", "L2", "cpp-l2", text="A view failure poisons.",
+                   source="wire-contract")
+        h = clause("AMB.X", "L2", "cpp-l2", text="L3 or L2 may see it.", source="harness")
         problems = self.problems([w, h], [])
         self.assertEqual([p.split(":")[0] for p in problems], ["W.X.1", "AMB.X"])
         entry = {"clauses": ["W.X.1", "AMB.X"], "role": "L2", "surface": "cpp-l2", "why": "w"}
@@ -137,13 +141,13 @@ class NarrowingsTest(unittest.TestCase):
 
     def test_a_stale_narrowing_entry(self):
         # The clause now matches its sentence: the entry must go.
-        c = clause("S1.A.1", "L3", "l3-api", self.L3_SENTENCE)
+        c = clause("S1.A.1", "L3", "l3-api", text=self.L3_SENTENCE)
         entry = {"clauses": ["S1.A.1"], "role": "L3", "surface": "l3-api", "why": "w"}
         self.assertEqual(self.problems([c], [entry]),
                          ["S1.A.1: listed in narrowings but matches its sentence"])
 
     def test_an_entry_that_no_longer_matches_its_clause(self):
-        c = clause("S1.A.1", "L2", "wire", self.L3_SENTENCE)
+        c = clause("S1.A.1", "L2", "wire", text=self.L3_SENTENCE)
         entry = {"clauses": ["S1.A.1", "S9.GONE.1"], "role": "L2", "surface": "cpp-l2",
                  "why": "w"}
         problems = self.problems([c], [entry])
@@ -151,7 +155,7 @@ class NarrowingsTest(unittest.TestCase):
         self.assertIn("S9.GONE.1: in narrowings but not in the catalogue", problems)
 
     def test_an_entry_needs_a_reason_and_one_place(self):
-        c = clause("S1.A.1", "L2", "cpp-l2", self.L3_SENTENCE)
+        c = clause("S1.A.1", "L2", "cpp-l2", text=self.L3_SENTENCE)
         entries = [{"clauses": ["S1.A.1"], "role": "L2", "surface": "cpp-l2"},
                    {"clauses": ["S1.A.1"], "role": "L2", "surface": "cpp-l2", "why": "w"}]
         problems = self.problems([c], entries)

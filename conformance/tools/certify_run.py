@@ -207,7 +207,7 @@ def attribute(cases, declared):
     """A test that failed before it recorded its clauses (a fixture's SetUp,
     an ASSERT before SPSQ_CLAUSES) judges what its source declares."""
     for case in cases:
-        if case.failures and not case.clauses:
+        if case.failures and not case.attributed:
             key = "%s.%s" % (case.suite.split("/")[-1], case.name.split("/")[0])
             ids = declared.get(key, [])
             if ids:

@@ -17,14 +17,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import certify_run as R  # noqa: E402
 import verdicts as V  # noqa: E402
+from synthetic import clause  # noqa: E402
 
-
-def clause(cid, role="L2", surface="cpp-l2", level="MUST", **extra):
-    c = {"id": cid, "section": "3", "source": "spec", "text": "text of " + cid,
-         "requirement": "requirement of " + cid, "level": level, "role": role,
-         "surface": surface, "how": "how"}
-    c.update(extra)
-    return c
 
 
 INTERP = {"question": "q", "readings": {"A": "a", "B": "b"}, "preferred": "A", "grading": "g"}

@@ -1,7 +1,12 @@
 """Clause verdicts from GoogleTest XML results and the clause catalogue.
 
 A test names its clauses in the property "clauses" (SPSQ_CLAUSES) and, for
-open points, the reading it observed in "reading.<ID>" (SPSQ_READING).
+open points, the reading it observed in "reading.<ID>" (SPSQ_READING). A block
+of a test that judges clauses of its own (SPSQ_JUDGING) adds them to
+"scoped_clauses" and traces its failures with them: such a failure judges
+those clauses alone, a failure outside every block judges what SPSQ_CLAUSES
+named, and a clause whose test failed only on other clauses' checks is
+UNTESTED (its own checks may not all have run).
 
 Verdict per clause (for one certification):
   PASS            every test that covers it ran and passed
@@ -45,11 +50,16 @@ class TestCase(object):
     def _list(self, key):
         return [c for c in self.properties.get(key, "").split(",") if c]
 
+    def _judged_tokens(self):
+        """SPSQ_CLAUSES' tokens, then those only SPSQ_JUDGING blocks named."""
+        top = self._list("clauses")
+        return top + [t for t in self._list("scoped_clauses") if t not in top]
+
     @property
     def clauses(self):
         """Clause IDs judged; a named case ("ID/key") judges its clause."""
         out = []
-        for token in self._list("clauses"):
+        for token in self._judged_tokens():
             cid = catalogue.clause_of(token)
             if cid not in out:
                 out.append(cid)
@@ -58,7 +68,29 @@ class TestCase(object):
     @property
     def cases(self):
         """The "ID/key" case tokens the test judged."""
-        return [t for t in self._list("clauses") if catalogue.case_of(t)]
+        return [t for t in self._judged_tokens() if catalogue.case_of(t)]
+
+    @property
+    def real_failures(self):
+        """The failure texts, without the note a skip after a failure adds."""
+        return [f for f in self.failures if not f.startswith(SKIP_NOTE)]
+
+    def failures_judging(self, cid, token=None):
+        """The failures that judge clause `cid` (or, with `token`, that case of
+        it): those an SPSQ_JUDGING block traced to it, and those outside every
+        block when SPSQ_CLAUSES named it."""
+        def hits(tokens):
+            if token is not None:
+                return token in tokens or cid in tokens
+            return any(catalogue.clause_of(t) == cid for t in tokens)
+        top = self._list("clauses")
+        return [f for f in self.real_failures
+                if hits(traced_tokens(f) or top)]
+
+    @property
+    def attributed(self):
+        """Whether some failure judges a clause (else only the source can say)."""
+        return any(traced_tokens(f) or self._list("clauses") for f in self.real_failures)
 
     @property
     def exercises(self):
@@ -77,6 +109,28 @@ class TestCase(object):
     def readings(self):
         return {k[len("reading."):]: v for k, v in self.properties.items()
                 if k.startswith("reading.")}
+
+
+# What GoogleTest prints before the SCOPED_TRACE lines of a failure, and the
+# marker of an SPSQ_JUDGING block's line (conformance/harness/clauses.h).
+TRACE_HEADER = "Google Test trace:"
+JUDGING_TRACE = "spsq-judging:"
+# Appended to the failures of a test that failed and then skipped.
+SKIP_NOTE = "(then skipped: "
+
+
+def traced_tokens(message):
+    """The clause tokens an SPSQ_JUDGING block traced a failure to: the
+    innermost block's (GoogleTest lists traces innermost first); [] for a
+    failure outside every block."""
+    at = message.find(TRACE_HEADER)
+    if at < 0:
+        return []
+    for line in message[at:].split("\n"):
+        i = line.find(JUDGING_TRACE)
+        if i >= 0:
+            return line[i + len(JUDGING_TRACE):].split()
+    return []
 
 
 def parse_gtest_xml(path, binary):
@@ -102,7 +156,7 @@ def parse_gtest_xml(path, binary):
             # GoogleTest reports a test that failed and then skipped as
             # skipped; its failures still count.
             case.ran = True
-            case.failures.append("(then skipped: %s)" % case.skip_reason)
+            case.failures.append("%s%s)" % (SKIP_NOTE, case.skip_reason))
         for p in tc.iter("property"):
             case.properties[p.get("name")] = p.get("value", "")
         # Pre-1.10 GoogleTest wrote properties as extra attributes.
@@ -155,10 +209,12 @@ def case_statuses(clause, covering):
     for key in sorted(clause.get("cases", {})):
         token = "%s/%s" % (clause["id"], key)
         naming = [t for t in covering if token in t.cases and not declared_not_applicable(t)]
-        if any(t.failures for t in naming):
+        if any(t.failures_judging(clause["id"], token) for t in naming):
             out[key] = FAIL
-        elif any(t.ran for t in naming):
+        elif any(t.ran and not t.failures for t in naming):
             out[key] = PASS
+        elif any(t.ran for t in naming):
+            out[key] = "its test failed on other checks"
         elif naming:
             out[key] = "skipped"
         else:
@@ -234,8 +290,15 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
         judged = [t for t in covering if not declared_not_applicable(t)]
         ran = [t for t in judged if t.ran]
         skipped = [t for t in judged if not t.ran]
-        failed = [t for t in judged if t.failures] + [
+        failed = [t for t in judged if t.failures_judging(c["id"])] + [
             t for t in broken.get(c["id"], []) if t not in judged]
+        # Failed, but on checks judged apart: this clause's own checks may
+        # not all have run (a fatal assertion ends the test).
+        cut_short = [t for t in judged if t.failures and t not in failed]
+
+        def first_line(t):
+            own = t.failures_judging(c["id"])
+            return first_failure_line(own[0]) if own else "invariant broken"
         readings = {}
         for t in ran:
             value = t.readings().get(c["id"])
@@ -246,20 +309,29 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
             first = failed[0]
             verdicts.append(Verdict(
                 c, INTERPRETATION, "deviation from the spec's words: %s failed: %s" % (
-                    first.full_name, first_failure_line(first.failures[0]) if first.failures
-                    else "invariant broken"), names, readings=readings))
+                    first.full_name, first_line(first)), names, readings=readings))
             continue
         if failed:
-            failures = [(t.full_name, "\n".join(t.failures), t.properties.get("region", ""),
+            failures = [(t.full_name, "\n".join(t.failures_judging(c["id"])) or
+                         "invariant broken", t.properties.get("region", ""),
                          t.properties.get("rerun", ""), t.properties.get("region_dump", ""))
                         for t in failed]
             first = failed[0]
             where = "".join("; %s: %s" % (k, first.properties[p]) for k, p in (
                 ("re-run", "rerun"), ("region", "region_dump")) if first.properties.get(p))
             verdicts.append(Verdict(c, FAIL, "%d of %d judging tests failed; first: %s: %s%s" % (
-                len(failed), len(judged) or len(failed), first.full_name,
-                first_failure_line(first.failures[0]) if first.failures else "invariant broken",
+                len(failed), len(judged) or len(failed), first.full_name, first_line(first),
                 where), names, failures=failures))
+            continue
+        if cut_short:
+            first = cut_short[0]
+            others = sorted({tok for f in first.real_failures
+                             for tok in (traced_tokens(f) or ["an unnamed check"])})
+            verdicts.append(Verdict(c, UNTESTED, (
+                "%s failed on checks judged apart (%s), so not all of this clause's checks are "
+                "known to have run: %s") % (first.full_name, ", ".join(others),
+                                            first_failure_line(first.real_failures[0])),
+                names, readings=readings))
             continue
         if covering and not judged:
             why = sorted({not_applicable_why(t) for t in covering})[0]
@@ -318,8 +390,10 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
 
 
 def unattributed_failures(cases):
-    """Failed tests that name no clause: they fail a certification outright."""
-    return [t for t in cases if t.failures and not t.clauses and not t.invariant_violations]
+    """Failed tests none of whose failures judges a clause: they fail a
+    certification outright."""
+    return [t for t in cases
+            if t.failures and not t.attributed and not t.invariant_violations]
 
 
 def counts(verdicts):

@@ -11,14 +11,8 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import verdicts as V  # noqa: E402
+from synthetic import clause  # noqa: E402
 
-
-def clause(cid, role="L2", surface="cpp-l2", level="MUST", **extra):
-    c = {"id": cid, "section": "3", "source": "spec", "text": "text of " + cid,
-         "requirement": "requirement of " + cid, "level": level, "role": role,
-         "surface": surface, "how": "how"}
-    c.update(extra)
-    return c
 
 
 XML = """<?xml version="1.0" encoding="UTF-8"?>
@@ -295,6 +289,76 @@ class VerdictHolesTest(unittest.TestCase):
                            [clause("S4.P.1", cases={"first": "f", "wrap": "w"})])
         self.assertEqual(v["S4.P.1"].verdict, V.PASS)
         self.assertIn("cases not judged here: wrap (not judged here)", v["S4.P.1"].detail)
+
+
+def scoped(ids):
+    return '<property name="scoped_clauses" value="%s"/>' % ids
+
+
+def failure(text, *traces):
+    """A failure as GoogleTest writes it, with SCOPED_TRACE lines (innermost first)."""
+    if traces:
+        text += "&#10;Google Test trace:" + "".join(
+            "&#10;t.cc:%d: %s" % (9 - i, t) for i, t in enumerate(traces))
+    return '<failure message="m">%s</failure>' % text
+
+
+class JudgingTest(unittest.TestCase):
+    """SPSQ_JUDGING: a failure inside a block judges the block's clauses only."""
+
+    CLAUSES = [clause("S4.P.5"), clause("W.FLAG.1"), clause("W.ERR.1"),
+               clause("S4.P.11", cases={"l2-first": "f", "l3": "t"})]
+
+    def test_a_traced_failure_fails_only_its_block(self):
+        _, v = verdicts_of(case("Poisons", "S4.P.5", failure(
+            "t.cc:8&#10;Expected: 1&#10;flag", "spsq-judging: W.FLAG.1"),
+            extra=scoped("W.FLAG.1,W.ERR.1")), self.CLAUSES)
+        self.assertEqual(v["W.FLAG.1"].verdict, V.FAIL)
+        self.assertIn("t.cc:8 Expected: 1 flag", v["W.FLAG.1"].detail)
+        # The test's own clause and the other block's: judged by a test that
+        # stopped somewhere, so neither is a PASS.
+        for cid in ("S4.P.5", "W.ERR.1"):
+            self.assertEqual(v[cid].verdict, V.UNTESTED, cid)
+            self.assertIn("failed on checks judged apart (W.FLAG.1)", v[cid].detail)
+
+    def test_an_untraced_failure_fails_what_spsq_clauses_named(self):
+        _, v = verdicts_of(case("Poisons", "S4.P.5", failure("t.cc:3&#10;main check"),
+                                extra=scoped("W.FLAG.1")), self.CLAUSES)
+        self.assertEqual(v["S4.P.5"].verdict, V.FAIL)
+        self.assertEqual(v["W.FLAG.1"].verdict, V.UNTESTED)
+
+    def test_the_innermost_block_is_the_one_judged(self):
+        _, v = verdicts_of(case("Nested", "S4.P.5", failure(
+            "t.cc:4&#10;inner", "spsq-judging: W.ERR.1", "spsq-judging: W.FLAG.1"),
+            extra=scoped("W.FLAG.1,W.ERR.1")), self.CLAUSES)
+        self.assertEqual(v["W.ERR.1"].verdict, V.FAIL)
+        self.assertEqual(v["W.FLAG.1"].verdict, V.UNTESTED)
+
+    def test_other_traces_do_not_attribute(self):
+        _, v = verdicts_of(case("Traced", "S4.P.5", failure(
+            "t.cc:4&#10;lap 3", "lap 3 of 9"), extra=scoped("W.FLAG.1")), self.CLAUSES)
+        self.assertEqual(v["S4.P.5"].verdict, V.FAIL)
+
+    def test_a_block_judges_a_case(self):
+        _, v = verdicts_of(
+            case("First", "S4.P.5", failure("t.cc:4&#10;flag twice",
+                                            "spsq-judging: S4.P.11/l2-first"),
+                 extra=scoped("S4.P.11/l2-first")) +
+            case("L3", "S4.P.11/l3"), self.CLAUSES)
+        self.assertEqual(v["S4.P.11"].verdict, V.FAIL)
+        self.assertEqual(v["S4.P.11"].cases, {"l2-first": V.FAIL, "l3": V.PASS})
+
+    def test_blocks_that_passed_make_their_clauses_pass(self):
+        _, v = verdicts_of(case("Clean", "S4.P.5", extra=scoped("W.FLAG.1,W.ERR.1")),
+                           self.CLAUSES)
+        for cid in ("S4.P.5", "W.FLAG.1", "W.ERR.1"):
+            self.assertEqual(v[cid].verdict, V.PASS, cid)
+
+    def test_a_failure_outside_blocks_of_a_test_without_spsq_clauses_is_unattributed(self):
+        cases, v = verdicts_of(case("OnlyBlocks", "", failure("t.cc:2&#10;setup"),
+                                    extra=scoped("W.FLAG.1")), self.CLAUSES)
+        self.assertEqual([t.name for t in V.unattributed_failures(cases)], ["OnlyBlocks"])
+        self.assertEqual(v["W.FLAG.1"].verdict, V.UNTESTED)
 
 
 class CatalogueRulesTest(unittest.TestCase):
