@@ -9,9 +9,15 @@ conformance/tools/verdicts.py reads: one <testcase> per test with a
 <property name="clauses" value="ID,ID"/>. It also prints one
 "CLAUSES: <test> <ids>" line per test on stdout.
 
+A block of a test that judges clauses of its own says so with
+`with spsq_judging("ID"):`; a failed assertion inside it FAILs those
+clauses alone (the "scoped_clauses" property and a trace line in the
+failure, as conformance/harness/clauses.h's SPSQ_JUDGING writes them).
+
 Helpers: queue and L2 setup shared by the test files.
 """
 
+import contextlib
 import fnmatch
 import os
 import sys
@@ -39,6 +45,39 @@ def spsq_clauses(*ids):
 def clauses_of(test):
     method = getattr(test, test._testMethodName, None)
     return getattr(method, "spsq_clauses", ())
+
+
+# The clauses each test's judging blocks named (test id -> IDs, in order).
+_scoped = {}
+# What conformance/tools/verdicts.py reads in a failure's text: GoogleTest's
+# trace header, then one line per enclosing block, innermost first.
+_TRACE_HEADER = "Google Test trace:"
+_JUDGING_TRACE = "spsq-judging:"
+
+
+@contextlib.contextmanager
+def spsq_judging(*ids):
+    """A block that judges clauses of its own, as SPSQ_JUDGING does in C++:
+    the IDs join the test's judged clauses, and an assertion failing inside
+    the block names them, so it FAILs those clauses alone instead of every
+    clause the test's @spsq_clauses names."""
+    if _current_test is not None:
+        named = _scoped.setdefault(_current_test, [])
+        named.extend(i for i in ids if i not in named)
+    try:
+        yield
+    except AssertionError as e:
+        caller = traceback.extract_stack(limit=3)[0]
+        line = "%s:%d: %s %s" % (os.path.basename(caller.filename), caller.lineno,
+                                 _JUDGING_TRACE, " ".join(ids))
+        text = str(e.args[0]) if e.args else ""
+        # An inner block already traced it: the innermost stays first.
+        text += ("\n" if _TRACE_HEADER in text else "\n%s\n" % _TRACE_HEADER) + line
+        e.args = (text,) + tuple(e.args[1:])
+        raise
+
+
+_current_test = None
 
 
 def new_queue(orch, depth=4, input_arena_bytes=1 << 12, output_arena_bytes=1 << 12, worker_id=0):
@@ -74,6 +113,8 @@ class _Result(unittest.TextTestResult):
         self._start = {}
 
     def startTest(self, test):
+        global _current_test
+        _current_test = test.id()
         self._start[test.id()] = time.monotonic()
         super().startTest(test)
 
@@ -119,6 +160,9 @@ def _write_junit(path, suite_name, records):
                              status="run", result="completed")
         props = ET.SubElement(case, "properties")
         ET.SubElement(props, "property", name="clauses", value=",".join(clauses_of(test)))
+        if _scoped.get(test.id()):
+            ET.SubElement(props, "property", name="scoped_clauses",
+                          value=",".join(_scoped[test.id()]))
         if outcome in ("failure", "error"):
             f = ET.SubElement(case, "failure", message=text.strip().splitlines()[-1][:200])
             f.text = text
