@@ -2,6 +2,7 @@
 // lists: each test walks the clause's cases, finds out which reading the
 // endpoint follows (ReadingVote), records it (SPSQ_READING), and fails only on
 // behaviour that matches no reading or cases that agree on none.
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,7 @@ TEST_F(Interpretation, InputErrorIsDeliveredOrPoisons) {
       return;
     }
     const bool b = !ep().live() && kind() == wire::kInvalidDescriptor;
-    ExpectPoisoned(wire::kInvalidDescriptor, key);
+    ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek, key);
     if (b) {
       v.Case(key, {"B"}, "poisons with INVALID_DESCRIPTOR");
     } else {
@@ -223,7 +224,7 @@ TEST_F(Interpretation, FullWindowAnswer) {
         << key << ": a DATA handle beyond MaxInflight " << kN;
     if (!ep().live()) {
       const bool flagged = peer().l2_flag() == 1 && kind() != wire::kKindNone;
-      ExpectPoisoned(0, key);
+      ExpectPoisoned(0, wire::kOpInputTryPeek, key);  // try_peek's, or peek's attempt
       v.Case(key, {"C"}, std::string("poison: ") + wire::kind_name(kind()));
       if (!flagged) v.Case(key, {}, "poisoned without a kind or the L2 flag");
       continue;
@@ -336,32 +337,60 @@ TEST_F(Interpretation, TryCallsAndTheRaisedPeerFlag) {
   if (got == "B") SPSQ_READING("AMB.TRYABORT", "B", "try_* report REMOTE_ABORTED: " + v.detail());
 }
 
+// One probe per AMB.KINDS case an L2 endpoint can be walked through, each on
+// a fresh queue: reading A only when every kind is reading A's for its case
+// (the section tests record the kinds of their own probes as they go).
 TEST_F(Interpretation, ErrorKindsPerPoisonCause) {
   SPSQ_CLAUSES("AMB.KINDS");
+  ReadingVote v("AMB.KINDS", {"A", "B"});
+  auto judge = [&](const char* cause, std::initializer_list<uint32_t> reading_a) {
+    const uint32_t k = kind();
+    bool as_a = false;
+    for (uint32_t want : reading_a) as_a = as_a || k == want;
+    if (as_a) {
+      v.Case(cause, {"A", "B"}, wire::kind_name(k));
+    } else {
+      v.Case(cause, {"B"}, wire::kind_name(k));
+    }
+  };
   Handle never{};
   EXPECT_FALSE(release(never));
-  ExpectPoisoned(0, "unknown handle");
-  const uint32_t handle_kind = kind();
+  ExpectPoisoned(0, wire::kOpInputRelease, "unknown handle");
+  judge("handle", {wire::kOwnership});
   Rebuild(q().params());
   Reservation r{};
   EXPECT_FALSE(publish(r, wire::kData));
-  ExpectPoisoned(0, "unknown reservation");
-  const uint32_t reservation_kind = kind();
+  ExpectPoisoned(0, wire::kOpOutputPublish, "unknown reservation");
+  judge("reservation", {wire::kOwnership});
   Rebuild(q().params());
-  peer().publish_raw(wire::Descriptor{1, 9, 0, 0});
-  Handle h{};
-  EXPECT_FALSE(try_peek(h));
-  ExpectPoisoned(0, "invalid opcode");
-  const uint32_t opcode_kind = kind();
-  const std::string seen = std::string("handle ") + wire::kind_name(handle_kind) +
-                           ", reservation " + wire::kind_name(reservation_kind) + ", opcode " +
-                           wire::kind_name(opcode_kind);
-  if (handle_kind == wire::kOwnership && reservation_kind == wire::kOwnership &&
-      opcode_kind == wire::kInvalidDescriptor) {
-    SPSQ_READING("AMB.KINDS", "A", seen);
-  } else {
-    SPSQ_READING("AMB.KINDS", "B", seen);
+  ASSERT_TRUE(try_reserve(0, r));
+  EXPECT_FALSE(publish(r, wire::kStop));
+  ExpectPoisoned(0, wire::kOpOutputPublish, "output STOP");
+  judge("output-stop", {wire::kBadArgument, wire::kOwnership, wire::kInvalidDescriptor});
+  // Input descriptors whose kind no document fixes, each as the first input.
+  const uint64_t a = layout().input_arena;
+  const uint64_t over = layout().input_arena_bytes + 64;
+  const struct {
+    const char* cause;
+    const char* name;
+    wire::Descriptor d;
+  } inputs[] = {
+      {"opcode", "opcode 9", {1, 9, 0, 0}},
+      {"zero-offset", "zero-byte DATA at the arena start", {1, wire::kData, a, 0}},
+      {"stop-payload", "STOP with 8 bytes at the arena start", {1, wire::kStop, a, 8}},
+      {"oversize", "arena + 64 bytes at the arena start", {1, wire::kData, a, over}},
+  };
+  for (const auto& c : inputs) {
+    Rebuild(q().params());
+    peer().publish_raw(c.d);
+    Handle h{};
+    EXPECT_FALSE(try_peek(h)) << c.name;
+    ExpectPoisoned(0, wire::kOpInputTryPeek, c.name);
+    judge(c.cause, {wire::kInvalidDescriptor});
   }
+  const std::string got = v.Decide();
+  if (got == "A") SPSQ_READING("AMB.KINDS", "A", v.detail());
+  if (got == "B") SPSQ_READING("AMB.KINDS", "B", v.detail());
 }
 
 TEST_F(Interpretation, FailedReadBeforeAnyMutation) {
@@ -379,7 +408,7 @@ TEST_F(Interpretation, FailedReadBeforeAnyMutation) {
     faults().arm(call, 0);
     if (!ep().live()) {
       const bool a = kind() == wire::kEndpointError && peer().l2_flag() == 1;
-      ExpectPoisoned(wire::kEndpointError, key);
+      ExpectPoisoned(wire::kEndpointError, wire::kOpInputTryPeek, key);
       v.Case(key, a ? std::initializer_list<const char*>{"A"}
                     : std::initializer_list<const char*>{},
              std::string("poisoned ") + wire::kind_name(kind()));

@@ -89,7 +89,7 @@ void L2Test::ExpectHealthy(const char* context) {
   EXPECT_EQ(peer().l2_flag(), 0) << context << ": L2 abort flag raised";
 }
 
-void L2Test::ExpectPoisoned(uint32_t want_kind, const char* context) {
+void L2Test::ExpectPoisoned(uint32_t want_kind, uint32_t want_op, const char* context) {
   EXPECT_FALSE(ep().live()) << context << ": S4.POISON.10: still live after poison";
   if (want_kind != 0) {
     EXPECT_EQ(kind(), want_kind) << context << ": want " << wire::kind_name(want_kind)
@@ -106,10 +106,22 @@ void L2Test::ExpectPoisoned(uint32_t want_kind, const char* context) {
   });
   EXPECT_EQ(sets, 1u) << context << ": W.FLAG.1: the abort flag is Set exactly once";
   EXPECT_NE(Api::message(ep())[0], '\0') << context << ": W.ERR.1: empty error message";
+  EXPECT_EQ(op(), want_op) << context << ": W.ENUM.3: error().op names the poisoning call: want "
+                           << want_op << ", saw " << op();
 }
 
 void L2Test::RecordKind(const char* cause) {
   record_observation(std::string("kind.") + cause, wire::kind_name(kind()));
+}
+
+void L2Test::NoteKind(const char* cause, std::initializer_list<uint32_t> reading_a) {
+  RecordKind(cause);
+  const uint32_t k = kind();
+  if (k == wire::kKindNone) return;
+  for (uint32_t a : reading_a) {
+    if (k == a) return;
+  }
+  SPSQ_READING("AMB.KINDS", "B", std::string(cause) + ": " + wire::kind_name(k));
 }
 
 }  // namespace spsq_conf

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <string>
@@ -123,10 +124,18 @@ class L2Test : public ::testing::Test {
   // Live, no error recorded, no L2 abort flag.
   void ExpectHealthy(const char* context);
   // Not live, the given kind (0: any non-NONE), L2 abort flag 1 set by a
-  // single notify.
-  void ExpectPoisoned(uint32_t want_kind, const char* context);
+  // single notify, and error().op the contract's number for the call that
+  // poisoned (W.ENUM.3). A blocking peek or reserve has no number of its own:
+  // its poison names the operation in progress, INPUT_TRY_PEEK or
+  // OUTPUT_TRY_RESERVE, as the catalogue reads it (S2.FIT.2/active,
+  // AMB.TIMEOUTOP reading B); TIMEOUT is for an expiry, not for a poison.
+  void ExpectPoisoned(uint32_t want_kind, uint32_t want_op, const char* context);
   // Records the kind actually seen (AMB.KINDS) under the test's name.
   void RecordKind(const char* cause);
+  // The kind of a poison no document fixes (AMB.KINDS): recorded under
+  // `cause`; a kind outside reading A's for the cause records reading B. The
+  // kind is never judged; the poison, its flag and its op are (by the caller).
+  void NoteKind(const char* cause, std::initializer_list<uint32_t> reading_a);
 
   // Payload bytes helpers.
   static std::vector<uint8_t> Bytes(uint64_t n, uint8_t seed);

@@ -238,7 +238,7 @@ TEST_F(CreateBind, PoisonDiagnosticsCarryTheInstanceIdentity) {
   peer().publish_raw(wire::Descriptor{5, wire::kData, 0, 0});  // seq 5 at index 0
   Handle h{};
   EXPECT_FALSE(try_peek(h));
-  ExpectPoisoned(wire::kInvalidDescriptor, "seq mismatch");
+  ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek, "seq mismatch");
   EXPECT_EQ(Api::session(ep()), q().params().session);
   EXPECT_EQ(Api::transaction(ep()), q().params().transaction);
   const char* m = Api::message(ep());
@@ -368,7 +368,7 @@ TEST_F(CreateBind, WindowOfNHoldsNDataHandles) {
   if (!ep().live()) {
     // Reading C poisons: the window is judged again on a fresh queue,
     // without the misuse.
-    ExpectPoisoned(0, "refused handle beyond the window");
+    ExpectPoisoned(0, wire::kOpInputTryPeek, "refused handle beyond the window");
     Rebuild(q().params());
     ASSERT_NO_FATAL_FAILURE(start());
   }

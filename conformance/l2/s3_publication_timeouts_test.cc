@@ -75,7 +75,7 @@ TEST_F(Publication, SignalsSitOnTheirSlotsWithTheirWriters) {
   peer().publish_raw(wire::Descriptor{1, wire::kData, 0, 0});  // seq 1 again at index depth
   Handle h{};
   EXPECT_FALSE(try_peek(h));
-  ExpectPoisoned(wire::kInvalidDescriptor, "replayed seq");
+  ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek, "replayed seq");
   std::vector<bool> touched(6, false);
   for (const auto& a : log().entries()) {
     if (a.part != RegionMemory::kCounter || !a.is_shared_access()) continue;
@@ -182,7 +182,7 @@ TEST_F(Publication, ImpossibleInputTailPoisons) {
     peer().set_input_tail(v.value);
     Handle h{};
     EXPECT_FALSE(try_peek(h)) << v.name << ": a message was handed out under an impossible tail";
-    ExpectPoisoned(wire::kInvalidDescriptor, v.name);
+    ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek, v.name);
   }
 }
 
@@ -199,7 +199,8 @@ TEST_F(Publication, ImpossibleInputTailAfterARingWrapPoisons) {
     peer().set_input_tail(wire::low32(static_cast<uint64_t>(static_cast<int64_t>(seen) + ahead)));
     Handle h{};
     EXPECT_FALSE(try_peek(h)) << "tail " << ahead << " from the " << seen << " seen";
-    ExpectPoisoned(wire::kInvalidDescriptor, "impossible tail after a ring wrap");
+    ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek,
+                   "impossible tail after a ring wrap");
   }
 }
 
@@ -223,7 +224,7 @@ TEST_F(Publication, InputTailMovingBackwardsPoisons) {
       poisoned = !ep().live();
     }
   }
-  ExpectPoisoned(wire::kInvalidDescriptor, "tail 3 -> 1");
+  ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek, "tail 3 -> 1");
 }
 
 TEST_F(Publication, TailExactlyDepthAheadIsAccepted) {
@@ -256,7 +257,7 @@ TEST_F(Publication, ImpossibleOutputHeadPoisons) {
     peer().set_output_head(v.value);  // the ring is full: L2 must read the head
     Reservation r{};
     EXPECT_FALSE(try_reserve(0, r)) << v.name;
-    ExpectPoisoned(wire::kInvalidDescriptor, v.name);
+    ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpOutputTryReserve, v.name);
   }
 }
 
@@ -269,7 +270,8 @@ TEST_F(Publication, OutputHeadMovingBackwardsPoisons) {
   peer().set_output_head(depth - 1);
   Reservation r{};
   EXPECT_FALSE(try_reserve(0, r)) << "head depth -> depth - 1 with the ring full";
-  ExpectPoisoned(wire::kInvalidDescriptor, "output head moved backwards");
+  ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpOutputTryReserve,
+                 "output head moved backwards");
 }
 
 // ---------------------------------------------------------- producer order
@@ -829,29 +831,46 @@ TEST_F(Publication, PeerFlagBelowOneIsNotRaised) {
 }
 
 // The flag rises in the middle of a positive wait: remote abort is reported
-// by the deadline, and never before the flag rose.
+// by the deadline, and never before the flag rose. Both blocking calls, on
+// each of their no-room paths.
 TEST_F(Publication, APeerFlagRaisedDuringTheWaitIsReportedByTheDeadline) {
-  SPSQ_CLAUSES("S3.TO.7/mid-wait", "S4.POISON.12", "S4.POISON.13");
-  uint64_t t0 = VirtualClock::peek();
-  VirtualClock::after(500, [this] { peer().set_initiator_flag(1); });
-  Handle h{};
-  EXPECT_FALSE(peek(1000, h));
-  EXPECT_EQ(kind(), wire::kRemoteAborted) << "flag raised at +500 ns of a 1000 ns peek";
-  EXPECT_GE(VirtualClock::peek() - t0, 500u) << "remote abort before the flag rose";
-  EXPECT_LE(VirtualClock::peek() - t0, 1000u) << "peek ended past its deadline";
-  EXPECT_FALSE(ep().live());
-  EXPECT_EQ(peer().l2_flag(), 0);
-  Rebuild(q().params());
-  FillOutputRing();
-  t0 = VirtualClock::peek();
-  VirtualClock::after(600, [this] { peer().set_initiator_flag(1); });
-  Reservation r{};
-  EXPECT_FALSE(reserve(0, 2000, r));
-  EXPECT_EQ(kind(), wire::kRemoteAborted) << "flag raised at +600 ns of a 2000 ns reserve";
-  EXPECT_GE(VirtualClock::peek() - t0, 600u) << "remote abort before the flag rose";
-  EXPECT_LE(VirtualClock::peek() - t0, 2000u) << "reserve ended past its deadline";
-  EXPECT_FALSE(ep().live());
-  EXPECT_EQ(peer().l2_flag(), 0);
+  SPSQ_CLAUSES("S3.TO.7/mid-wait", "S4.POISON.12", "S4.POISON.13", "AMB.TIMEOUTOP/peek",
+               "AMB.TIMEOUTOP/reserve");
+  enum class Call { kPeek, kReserveRing, kReserveArena };
+  const struct {
+    const char* name;
+    Call call;
+    uint64_t rise, timeout;  // the flag rises at +rise of a `timeout` ns wait
+  } cases[] = {
+      {"peek on an empty input", Call::kPeek, 500, 1000},
+      {"reserve on a full ring", Call::kReserveRing, 600, 2000},
+      {"reserve on a full arena", Call::kReserveArena, 800, 1500},
+  };
+  for (const auto& c : cases) {
+    Rebuild(q().params());
+    if (c.call == Call::kReserveRing) FillOutputRing();
+    if (c.call == Call::kReserveArena) FillOutputArena();
+    const uint64_t t0 = VirtualClock::peek();
+    VirtualClock::after(c.rise, [this] { peer().set_initiator_flag(1); });
+    Handle h{};
+    Reservation r{};
+    // A 64-byte reservation waits on the full arena (the ring has room).
+    const bool got = c.call == Call::kPeek ? peek(c.timeout, h)
+                                           : reserve(c.call == Call::kReserveArena ? 64 : 0,
+                                                     c.timeout, r);
+    const uint64_t took = VirtualClock::peek() - t0;
+    EXPECT_FALSE(got) << c.name << ": flag raised at +" << c.rise << " of " << c.timeout << " ns";
+    EXPECT_EQ(kind(), wire::kRemoteAborted) << c.name << ": " << Api::message(ep());
+    EXPECT_GE(took, c.rise) << c.name << ": remote abort before the flag rose";
+    EXPECT_LE(took, c.timeout) << c.name << ": ended past its deadline";
+    EXPECT_FALSE(ep().live()) << c.name;
+    EXPECT_EQ(peer().l2_flag(), 0) << c.name << ": remote abort must not raise the local flag";
+    if (c.call == Call::kPeek) {
+      RecordTimeoutOp("peek", wire::kOpInputTryPeek);
+    } else {
+      RecordTimeoutOp("reserve", wire::kOpOutputTryReserve);
+    }
+  }
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 // poisoning call has its error op checked against the contract's names.
 #include <cstring>
 #include <deque>
-#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -35,24 +34,6 @@ class Ownership : public L2Test {
       EXPECT_TRUE(try_peek(hs[i])) << "input " << i + 1;
     }
     return hs;
-  }
-  // Poisoned by the call that names `want_op`: the kind (0: any), the flag
-  // Set once, and the op the contract gives that call (W.ENUM.3).
-  void ExpectPoisonedBy(uint32_t want_kind, uint32_t want_op, const char* context) {
-    ExpectPoisoned(want_kind, context);
-    EXPECT_EQ(op(), want_op) << context << ": W.ENUM.3: error().op names the poisoning call";
-  }
-  // The kind of a poison no document fixes (AMB.KINDS): recorded under
-  // `cause`; a kind outside reading A's for the cause records reading B. The
-  // kind is never judged; the poison and its flag are (by the caller).
-  void NoteKind(const char* cause, std::initializer_list<uint32_t> reading_a) {
-    RecordKind(cause);
-    const uint32_t k = kind();
-    if (k == wire::kKindNone) return;
-    for (uint32_t a : reading_a) {
-      if (k == a) return;
-    }
-    SPSQ_READING("AMB.KINDS", "B", std::string(cause) + ": " + wire::kind_name(k));
   }
   // Consumes `n` zero-byte inputs one by one, so the ring (and any table the
   // endpoint keeps) has turned over.
@@ -110,7 +91,7 @@ class Ownership : public L2Test {
     ASSERT_TRUE(publish(again, wire::kData)) << context << ": " << Api::message(ep());
     EXPECT_FALSE(publish(first, wire::kData))
         << context << ": the reservation handed back twice published twice";
-    ExpectPoisoned(0, "the one reservation published again");
+    ExpectPoisoned(0, wire::kOpOutputPublish, "the one reservation published again");
     EXPECT_EQ(peer().counter(wire::kOutputTail), 1) << context << ": one reservation, one message";
     const auto out = peer().drain_outputs();
     ASSERT_EQ(out.size(), 1u) << context;
@@ -120,7 +101,7 @@ class Ownership : public L2Test {
   void ExpectReleasePoisons(const Handle& h, const char* cause) {
     const int32_t head = peer().counter(wire::kInputHead);
     EXPECT_FALSE(release(h)) << cause;
-    ExpectPoisonedBy(0, wire::kOpInputRelease, cause);
+    ExpectPoisoned(0, wire::kOpInputRelease, cause);
     EXPECT_EQ(peer().counter(wire::kInputHead), head) << cause << ": the head moved";
     NoteKind("handle", {wire::kOwnership});
   }
@@ -128,7 +109,7 @@ class Ownership : public L2Test {
   void ExpectPublishPoisons(const Reservation& r, const char* cause) {
     const int32_t tail = peer().counter(wire::kOutputTail);
     EXPECT_FALSE(publish(r, wire::kData)) << cause;
-    ExpectPoisonedBy(0, wire::kOpOutputPublish, cause);
+    ExpectPoisoned(0, wire::kOpOutputPublish, cause);
     EXPECT_EQ(peer().counter(wire::kOutputTail), tail) << cause << ": something was published";
     NoteKind("reservation", {wire::kOwnership});
   }
@@ -136,7 +117,7 @@ class Ownership : public L2Test {
   void ExpectTryPeekPoisons(uint32_t want_kind, const char* cause) {
     Handle h{};
     EXPECT_FALSE(try_peek(h)) << cause;
-    ExpectPoisonedBy(want_kind, wire::kOpInputTryPeek, cause);
+    ExpectPoisoned(want_kind, wire::kOpInputTryPeek, cause);
   }
 };
 
@@ -283,7 +264,7 @@ TEST_F(Ownership, OneActiveReservation) {
     SPSQ_READING("AMB.RESERVE", "A", "second try_reserve returned false, endpoint live");
     ASSERT_TRUE(publish(r1, wire::kData)) << "the first reservation stays publishable";
   } else {
-    ExpectPoisoned(0, "second reservation");
+    ExpectPoisoned(0, wire::kOpOutputTryReserve, "second reservation");
     SPSQ_READING("AMB.RESERVE", "B",
                  std::string("second try_reserve poisoned: ") + wire::kind_name(kind()));
   }
@@ -321,7 +302,7 @@ TEST_F(Ownership, NoSecondReservationOnAnyPath) {
       ASSERT_TRUE(publish(r1, wire::kData)) << path.name << ": the first stays publishable";
       EXPECT_EQ(peer().counter(wire::kOutputTail), 1);
     } else {
-      ExpectPoisoned(0, path.name);
+      ExpectPoisoned(0, wire::kOpOutputTryReserve, path.name);
       EXPECT_EQ(peer().counter(wire::kOutputTail), 0) << path.name;
     }
     record_observation(std::string("second_reserve.") + path.name,
@@ -645,7 +626,7 @@ TEST_F(Ownership, ADescriptorAfterStopPoisons) {
   } else {
     record_observation("stop_then_data", "poison when STOP was acquired");
   }
-  ExpectPoisonedBy(wire::kInvalidDescriptor, wire::kOpInputTryPeek, "DATA published after STOP");
+  ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek, "DATA published after STOP");
   // Published after STOP was acquired: zero-byte DATA, a second STOP, a
   // sized DATA; then seen by a blocking peek.
   const struct {
@@ -666,7 +647,7 @@ TEST_F(Ownership, ADescriptorAfterStopPoisons) {
     ASSERT_EQ(peer().enqueue(c.opcode, bytes.data(), bytes.size()), kOk);
     if (c.blocking) {
       EXPECT_FALSE(peek(1000, h)) << c.name;
-      ExpectPoisoned(wire::kInvalidDescriptor, c.name);
+      ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek, c.name);
     } else {
       ExpectTryPeekPoisons(wire::kInvalidDescriptor, c.name);
     }
@@ -841,7 +822,7 @@ TEST_F(Ownership, PublishingStopOnTheOutputPoisons) {
     Reservation r{};
     ASSERT_TRUE(try_reserve(c.n, r)) << c.name;
     EXPECT_FALSE(publish(r, wire::kStop)) << c.name;
-    ExpectPoisonedBy(0, wire::kOpOutputPublish, c.name);
+    ExpectPoisoned(0, wire::kOpOutputPublish, c.name);
     EXPECT_EQ(peer().counter(wire::kOutputTail), tail) << c.name << ": STOP was published";
     NoteKind("output-stop", {wire::kBadArgument, wire::kOwnership, wire::kInvalidDescriptor});
   }
@@ -966,7 +947,7 @@ TEST_F(Ownership, PayloadWriteFailureAfterMutationPoisons) {
   faults().arm(ViewCall::kWrite, 1);
   EXPECT_FALSE(publish(r, wire::kData));
   ASSERT_TRUE(faults().fired()) << "publish made no payload write to fail";
-  ExpectPoisonedBy(wire::kEndpointError, wire::kOpOutputPublish, "first write of publish failed");
+  ExpectPoisoned(wire::kEndpointError, wire::kOpOutputPublish, "first write of publish failed");
   EXPECT_EQ(peer().counter(wire::kOutputTail), 0);
   // Each later write of publish, failing, poisons the same way.
   for (uint64_t k = 2; k <= 4; ++k) {
@@ -980,7 +961,7 @@ TEST_F(Ownership, PayloadWriteFailureAfterMutationPoisons) {
     // payload to L2 code): only a fault that fired is judged.
     if (!faults().fired()) continue;
     EXPECT_FALSE(published) << "publish succeeded although write " << k << " failed";
-    ExpectPoisonedBy(wire::kEndpointError, wire::kOpOutputPublish, "later write of publish failed");
+    ExpectPoisoned(wire::kEndpointError, wire::kOpOutputPublish, "later write of publish failed");
     EXPECT_EQ(peer().counter(wire::kOutputTail), 0) << "tail published after a failed write";
   }
 }
@@ -1011,7 +992,7 @@ TEST_F(Ownership, CounterNotifyFailurePoisons) {
   faults().arm(ViewCall::kNotify, 1);  // the output tail Set
   EXPECT_FALSE(send(wire::kData, Bytes(4, 1)));
   ASSERT_TRUE(faults().fired());
-  ExpectPoisonedBy(wire::kEndpointError, wire::kOpOutputPublish, "tail notify failed");
+  ExpectPoisoned(wire::kEndpointError, wire::kOpOutputPublish, "tail notify failed");
   // The input head Set of a release, for a zero-byte and a sized input.
   for (uint64_t n : {uint64_t{0}, uint64_t{4}}) {
     Rebuild(q().params());
@@ -1022,7 +1003,7 @@ TEST_F(Ownership, CounterNotifyFailurePoisons) {
     faults().arm(ViewCall::kNotify, 1);
     EXPECT_FALSE(release(h));
     ASSERT_TRUE(faults().fired());
-    ExpectPoisonedBy(wire::kEndpointError, wire::kOpInputRelease, "head notify failed");
+    ExpectPoisoned(wire::kEndpointError, wire::kOpInputRelease, "head notify failed");
   }
   // The release that completes a FIFO prefix of two: its first head Set and,
   // if it makes one, its second.
@@ -1037,7 +1018,7 @@ TEST_F(Ownership, CounterNotifyFailurePoisons) {
     const bool released = release(hs[0]);
     if (!faults().fired()) continue;  // one Set for the whole prefix
     EXPECT_FALSE(released) << "release succeeded although head Set " << k << " failed";
-    ExpectPoisonedBy(wire::kEndpointError, wire::kOpInputRelease, "prefix head notify failed");
+    ExpectPoisoned(wire::kEndpointError, wire::kOpInputRelease, "prefix head notify failed");
   }
 }
 
@@ -1186,7 +1167,7 @@ TEST_F(Ownership, PoisonIsTerminalAndCleanupStaysValid) {
     ASSERT_TRUE(release(held));
     EXPECT_FALSE(try_peek(h));
   }
-  ExpectPoisonedBy(wire::kInvalidDescriptor, wire::kOpInputTryPeek, "bad seq");
+  ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpInputTryPeek, "bad seq");
   ExpectRejectsEverything("after poison");
   const size_t mark = log().mark();
   EXPECT_FALSE(drained());  // cleanup queries still answer
@@ -1210,10 +1191,10 @@ TEST_F(Ownership, TheFirstErrorStaysAfterMoreMisuse) {
     Reservation none{};
     if (handle_first) {
       EXPECT_FALSE(release(never));
-      ExpectPoisonedBy(0, wire::kOpInputRelease, "release of a handle never acquired");
+      ExpectPoisoned(0, wire::kOpInputRelease, "release of a handle never acquired");
     } else {
       EXPECT_FALSE(publish(none, wire::kData));
-      ExpectPoisonedBy(0, wire::kOpOutputPublish, "publish of a reservation never made");
+      ExpectPoisoned(0, wire::kOpOutputPublish, "publish of a reservation never made");
     }
     const uint32_t first_kind = kind(), first_op = op();
     const std::string first_message = Api::message(ep());
@@ -1227,7 +1208,9 @@ TEST_F(Ownership, TheFirstErrorStaysAfterMoreMisuse) {
     EXPECT_EQ(op(), first_op) << "a later misuse replaced the first error's op";
     EXPECT_EQ(std::string(Api::message(ep())), first_message);
     EXPECT_EQ(log().shared_accesses_since(mark), 0u) << log().dump(mark);
-    ExpectPoisoned(0, "after more misuse");  // still one flag Set in all
+    // Still one flag Set in all, and the first misuse's op.
+    ExpectPoisoned(0, handle_first ? wire::kOpInputRelease : wire::kOpOutputPublish,
+                   "after more misuse");
   }
 }
 
@@ -1239,7 +1222,7 @@ TEST_F(Ownership, LocalPoisonSetsTheFlagOnce) {
   Reservation r{};
   EXPECT_FALSE(publish(r, wire::kData));
   EXPECT_FALSE(release(never));
-  ExpectPoisoned(0, "three misuses");
+  ExpectPoisoned(0, wire::kOpInputRelease, "three misuses");
   EXPECT_EQ(log().count([](const spsq_conf::Access& a) {
               return a.kind == AccessKind::kNotify && a.offset == wire::kPeerFlag && a.value == 1 &&
                      a.op == 0;
@@ -1284,7 +1267,7 @@ TEST_F(Ownership, PublishAfterPoisonPublishesNothing) {
     ASSERT_TRUE(try_reserve(n, r));
     Handle never{};
     EXPECT_FALSE(release(never));
-    ExpectPoisoned(0, "release of a handle never acquired");
+    ExpectPoisoned(0, wire::kOpInputRelease, "release of a handle never acquired");
     const size_t mark = log().mark();
     EXPECT_FALSE(publish(r, wire::kData)) << "the reservation was taken before the poison";
     EXPECT_EQ(peer().counter(wire::kOutputTail), 0);
@@ -1301,7 +1284,7 @@ TEST_F(Ownership, ReleaseAfterPoisonReleasesNothing) {
     ASSERT_TRUE(try_peek(held));
     Reservation never{};
     EXPECT_FALSE(publish(never, wire::kData));
-    ExpectPoisoned(0, "publish of a reservation never made");
+    ExpectPoisoned(0, wire::kOpOutputPublish, "publish of a reservation never made");
     const size_t mark = log().mark();
     EXPECT_FALSE(release(held)) << "the handle was acquired before the poison";
     EXPECT_EQ(peer().counter(wire::kInputHead), 0);
@@ -1318,8 +1301,7 @@ TEST_F(Ownership, PublishPoisonRecordsThePublishOp) {
   Reservation forged = r;
   Api::forge_nbytes(forged, 16);
   EXPECT_FALSE(publish(forged, wire::kData));
-  ExpectPoisoned(0, "forged reservation (size)");
-  EXPECT_EQ(op(), wire::kOpOutputPublish) << "the poisoning call was publish";
+  ExpectPoisoned(0, wire::kOpOutputPublish, "forged reservation (size)");
 }
 
 TEST_F(Ownership, ReleasePoisonRecordsTheReleaseOp) {
@@ -1329,8 +1311,7 @@ TEST_F(Ownership, ReleasePoisonRecordsTheReleaseOp) {
   ASSERT_TRUE(try_peek(h));
   ASSERT_TRUE(release(h));
   EXPECT_FALSE(release(h));
-  ExpectPoisoned(0, "handle released twice");
-  EXPECT_EQ(op(), wire::kOpInputRelease) << "the poisoning call was release";
+  ExpectPoisoned(0, wire::kOpInputRelease, "handle released twice");
 }
 
 // An impossible head observed by try_reserve: the poison names try_reserve.
@@ -1353,7 +1334,7 @@ TEST_F(Ownership, ImpossibleCountersPoisonTheCallThatReadsThem) {
   peer().set_output_head(wire::low32(depth + 1));
   Reservation r{};
   EXPECT_FALSE(try_reserve(0, r));
-  ExpectPoisonedBy(wire::kInvalidDescriptor, wire::kOpOutputTryReserve,
+  ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpOutputTryReserve,
                    "output head past the tail");
   // Output head moved back.
   Rebuild(q().params());
@@ -1362,7 +1343,7 @@ TEST_F(Ownership, ImpossibleCountersPoisonTheCallThatReadsThem) {
   for (uint64_t i = 0; i < depth; ++i) ASSERT_TRUE(send(wire::kData, {})) << "after L3 released";
   peer().set_output_head(wire::low32(depth - 1));
   EXPECT_FALSE(try_reserve(0, r));
-  ExpectPoisonedBy(wire::kInvalidDescriptor, wire::kOpOutputTryReserve, "output head moved back");
+  ExpectPoisoned(wire::kInvalidDescriptor, wire::kOpOutputTryReserve, "output head moved back");
 }
 
 TEST_F(Ownership, AConstructionErrorRecordsTheInitOp) {

@@ -5,6 +5,7 @@
 #define SPSQ_CONFORMANCE_L3_L3_FIXTURE_H_
 
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <string>
@@ -66,6 +67,8 @@ class L3Test : public ::testing::Test {
     EXPECT_EQ(l3_flag(), 0) << context << ": initiator abort flag raised";
   }
   // Not live, the kind (0: any), initiator flag 1 (Set once, when visible).
+  // The op is recorded, not judged: the contract numbers the L2 endpoint's
+  // operations only (W.ENUM.3), none of L3's.
   void ExpectPoisoned(uint32_t want_kind, const char* context) {
     EXPECT_FALSE(l3_->live()) << context;
     const L3ErrorInfo e = l3_->error();
@@ -82,6 +85,7 @@ class L3Test : public ::testing::Test {
                   return a.kind == AccessKind::kNotify && a.offset == wire::kInitiatorFlag;
                 }), 1u) << context << ": W.FLAG.1: Set exactly once";
     }
+    record_observation("l3.poison_op", std::to_string(e.op));
   }
 
   static std::vector<uint8_t> Bytes(uint64_t n, uint8_t seed) {
@@ -114,6 +118,17 @@ class L3Test : public ::testing::Test {
 // The suite's fixture: L3Test plus the helpers the section sources share.
 class L3Suite : public L3Test {
  protected:
+  // The kind of a poison no document fixes (AMB.KINDS): recorded; a kind
+  // outside reading A's records reading B.
+  void NoteKind(const char* cause, std::initializer_list<uint32_t> reading_a) {
+    const uint32_t k = l3().error().kind;
+    record_observation(std::string("kind.l3.") + cause, wire::kind_name(k));
+    if (k == wire::kKindNone) return;
+    for (uint32_t a : reading_a) {
+      if (k == a) return;
+    }
+    SPSQ_READING("AMB.KINDS", "B", std::string("L3 ") + cause + ": " + wire::kind_name(k));
+  }
   // Publishes `n` DATA outputs from the scripted L2.
   void Outputs(uint64_t n, uint64_t bytes = 8) {
     for (uint64_t i = 0; i < n; ++i) {

@@ -165,21 +165,22 @@ class L3Layout : public L3Suite {
     ExpectPoisoned(want_kind, what.c_str());
     EXPECT_EQ(peer().counter(wire::kOutputHead), wire::low32(k)) << what << ": consumed";
     EXPECT_EQ(peer().counter(wire::kInputTail), in_tail) << what << ": S2.POISON.1: a message";
-    // The contract numbers the L2 endpoint's operations only: recorded.
-    record_observation("l3.poison_op", std::to_string(l3().error().op));
   }
 };
 
+// "A zero-byte message of any opcode has offset 0" names no kind, and the
+// contract's INVALID_DESCRIPTOR "on any other offset" is the replay of a
+// message of n > 0 bytes: the poison is judged, the kind recorded (AMB.KINDS).
 TEST_F(L3Layout, ZeroByteOutputWithAnOffsetPoisonsAtEveryPosition) {
-  SPSQ_CLAUSES("S2.ZERO.2/l3-output");
+  SPSQ_CLAUSES("S2.ZERO.2/l3-output", "AMB.KINDS/zero-offset");
   for (Pos p : kPositions) {
     for (int variant = 0; variant < 4; ++variant) {
       Rebuild(QueueParams());
       const wire::Descriptor valid = NextValid(AdvanceOutput(p));
       const uint64_t offsets[] = {valid.offset, layout().output_arena, 1, ~uint64_t{0}};
-      ExpectOutputPoisons(wire::Descriptor{valid.seq, wire::kData, offsets[variant], 0},
-                          wire::kInvalidDescriptor,
+      ExpectOutputPoisons(wire::Descriptor{valid.seq, wire::kData, offsets[variant], 0}, 0,
                           At("zero-byte at offset " + std::to_string(offsets[variant]), p));
+      NoteKind("zero-offset", {wire::kInvalidDescriptor});
     }
   }
 }

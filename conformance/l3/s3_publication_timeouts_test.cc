@@ -491,35 +491,48 @@ TEST_F(L3Publication, EveryExpiredBlockingCallReportsRemoteAbort) {
 }
 
 // The flag rises in the middle of a positive wait: remote abort is reported
-// by the deadline, and never before the flag rose.
+// by the deadline, and never before the flag rose. Every blocking call, on
+// each of its no-room paths.
 TEST_F(L3Publication, APeerFlagRaisedDuringTheWaitIsReportedByTheDeadline) {
   SPSQ_CLAUSES("S3.TO.7/mid-wait", "S4.POISON.12", "S4.POISON.13");
-  uint64_t t0 = VirtualClock::peek();
-  VirtualClock::after(500, [this] { peer().set_peer_flag(1); });
-  L3Message m;
-  EXPECT_EQ(l3().peek(1000, &m), L3Status::kFailed) << "flag raised at +500 of a 1000 ns peek";
-  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
-  EXPECT_GE(VirtualClock::peek() - t0, 500u) << "remote abort before the flag rose";
-  EXPECT_LE(VirtualClock::peek() - t0, 1000u) << "peek ended past its deadline";
-  EXPECT_EQ(l3_flag(), 0);
-  Rebuild(QueueParams());
-  FillInputRing();
-  t0 = VirtualClock::peek();
-  VirtualClock::after(700, [this] { peer().set_peer_flag(1); });
-  EXPECT_EQ(l3().enqueue(nullptr, 0, 2000), L3Status::kFailed)
-      << "flag raised at +700 of a 2000 ns enqueue";
-  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
-  EXPECT_GE(VirtualClock::peek() - t0, 700u) << "remote abort before the flag rose";
-  EXPECT_LE(VirtualClock::peek() - t0, 2000u) << "enqueue ended past its deadline";
-  EXPECT_EQ(l3_flag(), 0);
-  Rebuild(QueueParams());
-  FillInputRing();
-  t0 = VirtualClock::peek();
-  VirtualClock::after(300, [this] { peer().set_peer_flag(1); });
-  EXPECT_EQ(l3().request_stop(900), L3Status::kFailed) << "flag raised at +300 of 900 ns";
-  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
-  EXPECT_GE(VirtualClock::peek() - t0, 300u) << "remote abort before the flag rose";
-  EXPECT_LE(VirtualClock::peek() - t0, 900u) << "request_stop ended past its deadline";
+  enum class Call { kPeek, kEnqueueRing, kEnqueueArena, kDequeue, kStop };
+  const struct {
+    const char* name;
+    Call call;
+    uint64_t rise, timeout;  // the flag rises at +rise of a `timeout` ns wait
+  } cases[] = {
+      {"peek on an empty queue", Call::kPeek, 500, 1000},
+      {"enqueue on a full ring", Call::kEnqueueRing, 700, 2000},
+      {"enqueue on a full arena", Call::kEnqueueArena, 400, 1500},
+      {"dequeue_into on an empty queue", Call::kDequeue, 600, 1200},
+      {"request_stop with no room", Call::kStop, 300, 900},
+  };
+  const auto b = Bytes(16, 2);
+  for (const auto& c : cases) {
+    Rebuild(QueueParams());
+    if (c.call == Call::kEnqueueRing || c.call == Call::kStop) FillInputRing();
+    if (c.call == Call::kEnqueueArena) FillInputArena();
+    const uint64_t t0 = VirtualClock::peek();
+    VirtualClock::after(c.rise, [this] { peer().set_peer_flag(1); });
+    std::vector<uint8_t> buf(64);
+    L3Message m;
+    L3Status s = L3Status::kOk;
+    switch (c.call) {
+      case Call::kPeek: s = l3().peek(c.timeout, &m); break;
+      case Call::kEnqueueRing:
+      case Call::kEnqueueArena: s = l3().enqueue(b.data(), b.size(), c.timeout); break;
+      case Call::kDequeue: s = l3().dequeue_into(buf.data(), buf.size(), c.timeout, &m); break;
+      case Call::kStop: s = l3().request_stop(c.timeout); break;
+    }
+    const uint64_t took = VirtualClock::peek() - t0;
+    EXPECT_EQ(s, L3Status::kFailed) << c.name << ": flag raised at +" << c.rise << " of "
+                                    << c.timeout << " ns: " << l3_status_name(s);
+    EXPECT_FALSE(l3().live()) << c.name;
+    EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << c.name << ": " << l3().error().message;
+    EXPECT_GE(took, c.rise) << c.name << ": remote abort before the flag rose";
+    EXPECT_LE(took, c.timeout) << c.name << ": ended past its deadline";
+    EXPECT_EQ(l3_flag(), 0) << c.name << ": remote abort must not raise the initiator flag";
+  }
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 // what follows it, no-progress on every blocking and try call, poison and its
 // causes. Kinds no document fixes are recorded (AMB.KINDS), never judged.
 #include <deque>
-#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -17,17 +16,6 @@ constexpr uint64_t kMax64 = std::numeric_limits<uint64_t>::max();
 
 class L3Ownership : public L3Suite {
  protected:
-  // The kind of a poison no document fixes (AMB.KINDS): recorded; a kind
-  // outside reading A's records reading B.
-  void NoteKind(const char* cause, std::initializer_list<uint32_t> reading_a) {
-    const uint32_t k = l3().error().kind;
-    record_observation(std::string("kind.l3.") + cause, wire::kind_name(k));
-    if (k == wire::kKindNone) return;
-    for (uint32_t a : reading_a) {
-      if (k == a) return;
-    }
-    SPSQ_READING("AMB.KINDS", "B", std::string("L3 ") + cause + ": " + wire::kind_name(k));
-  }
   // A release that must poison: kFailed, poisoned, the output head unchanged.
   void ExpectReleasePoisons(const L3Message& m, const char* cause) {
     const int32_t head = peer().counter(wire::kOutputHead);
