@@ -120,7 +120,7 @@ class Run {
     if (!enqueue(*queue, 0, kModeCombine, 1000.0f) || !enqueue(*queue, 7, kModeCombine, 2000.0f)) {
       return false;
     }
-    if (queue->input().request_stop(kTimeout) != WorkerChipQueueStatus::OK) {
+    if (queue->request_stop(kTimeout) != WorkerChipQueueStatus::OK) {
       return fail("request_stop", queue->last_error());
     }
     log("STOP published");
