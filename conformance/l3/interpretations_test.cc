@@ -191,5 +191,66 @@ TEST_F(L3Interpretation, ErrorKindsPerPoisonCause) {
   }
 }
 
+// Timeout 0 on the blocking L3 calls (AMB.TIMEOUTZERO). Each case could make
+// progress at once (room for an input and for STOP, an output published), so
+// an attempt would show. Any reading: no wait, no poison, nothing attempted.
+TEST_F(L3Interpretation, TimeoutZeroOnABlockingCallIsRefusedOrANoAttempt) {
+  ReadingVote v("AMB.TIMEOUTZERO", {"A", "B"});
+  auto one = [&](const char* key, L3Status s, uint64_t t0) {
+    L3Message m;
+    EXPECT_EQ(VirtualClock::peek(), t0) << key << ": waited";
+    ExpectHealthy(key);
+    EXPECT_EQ(peer().counter(wire::kInputTail), 0) << key << ": an input or STOP was published";
+    EXPECT_EQ(peer().counter(wire::kOutputHead), 0) << key << ": an output was released";
+    EXPECT_EQ(l3().try_peek(&m), L3Status::kOk) << key << ": the output is no longer there";
+    EXPECT_EQ(m.seq, 1u) << key << ": the output was taken";
+    const bool clean = VirtualClock::peek() == t0 && l3().live() && l3_flag() == 0 &&
+                       peer().counter(wire::kInputTail) == 0 &&
+                       peer().counter(wire::kOutputHead) == 0;
+    const std::string shown = l3_status_name(s);
+    if (clean && s == L3Status::kRejected) {
+      v.Case(key, {"A"}, shown);
+    } else if (clean && (s == L3Status::kNoProgress || s == L3Status::kTimedOut)) {
+      v.Case(key, {"B"}, shown);
+    } else {
+      v.Case(key, {}, shown + (clean ? "" : ", and it waited, poisoned or attempted"));
+    }
+  };
+  const auto b = Bytes(8, 1);
+  std::vector<uint8_t> buf(64);
+  {
+    SPSQ_JUDGING("AMB.TIMEOUTZERO/enqueue");
+    Outputs(1);
+    const uint64_t t0 = VirtualClock::peek();
+    one("enqueue", l3().enqueue(b.data(), b.size(), 0), t0);
+  }
+  {
+    SPSQ_JUDGING("AMB.TIMEOUTZERO/request-stop");
+    Rebuild(QueueParams());
+    Outputs(1);
+    const uint64_t t0 = VirtualClock::peek();
+    one("request-stop", l3().request_stop(0), t0);
+  }
+  {
+    SPSQ_JUDGING("AMB.TIMEOUTZERO/peek");
+    Rebuild(QueueParams());
+    Outputs(1);
+    const uint64_t t0 = VirtualClock::peek();
+    L3Message m;
+    one("peek", l3().peek(0, &m), t0);
+  }
+  {
+    SPSQ_JUDGING("AMB.TIMEOUTZERO/dequeue-into");
+    Rebuild(QueueParams());
+    Outputs(1);
+    const uint64_t t0 = VirtualClock::peek();
+    L3Message m;
+    one("dequeue-into", l3().dequeue_into(buf.data(), buf.size(), 0, &m), t0);
+  }
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("AMB.TIMEOUTZERO", "A", "L3: a usage error: " + v.detail());
+  if (r == "B") SPSQ_READING("AMB.TIMEOUTZERO", "B", "L3: a live no-attempt: " + v.detail());
+}
+
 }  // namespace
 }  // namespace spsq_conf

@@ -61,14 +61,18 @@ class L3Test : public ::testing::Test {
   const wire::Layout& layout() { return region_->layout(); }
   int32_t l3_flag() { return peer_->l3_flag(); }
 
+  // Live, kind NONE, no flag: the no-progress or no-poison clause the caller
+  // judges (no clause of its own, so no block).
   void ExpectHealthy(const char* context) {
     EXPECT_TRUE(l3_->live()) << context << ": " << l3_->error().message;
     EXPECT_EQ(l3_->error().kind, wire::kKindNone) << context << ": " << l3_->error().message;
     EXPECT_EQ(l3_flag(), 0) << context << ": initiator abort flag raised";
   }
   // Not live, the kind (0: any), initiator flag 1 (Set once, when visible).
-  // The op is recorded, not judged: the contract numbers the L2 endpoint's
-  // operations only (W.ENUM.3), none of L3's.
+  // Not live and the kind judge the caller's poison clause; the flag and its
+  // one Set judge the flag's clauses, in blocks of their own. The op is
+  // recorded, not judged: the contract numbers the L2 endpoint's operations
+  // only (W.ENUM.3), none of L3's.
   void ExpectPoisoned(uint32_t want_kind, const char* context) {
     EXPECT_FALSE(l3_->live()) << context;
     const L3ErrorInfo e = l3_->error();
@@ -78,9 +82,13 @@ class L3Test : public ::testing::Test {
     } else {
       EXPECT_NE(e.kind, wire::kKindNone) << context;
     }
-    EXPECT_EQ(l3_flag(), 1) << context << ": S4.POISON.11: a local poison sets the L3 abort "
-                                          "flag (offset 256) to 1";
+    {
+      SPSQ_JUDGING("S4.POISON.11/l3");
+      EXPECT_EQ(l3_flag(), 1) << context << ": S4.POISON.11: a local poison sets the L3 abort "
+                                            "flag (offset 256) to 1";
+    }
     if (l3_->uses_view()) {
+      SPSQ_JUDGING("W.FLAG.1/l3");
       EXPECT_EQ(log().count([](const spsq_conf::Access& a) {
                   return a.kind == AccessKind::kNotify && a.offset == wire::kInitiatorFlag;
                 }), 1u) << context << ": W.FLAG.1: Set exactly once";
@@ -135,7 +143,9 @@ class L3Suite : public L3Test {
       ASSERT_EQ(peer().publish_data(Bytes(bytes, static_cast<uint8_t>(i))), Enqueue::kOk);
     }
   }
+  // After a poison or a remote abort: every normal call FAILED, untouched memory.
   void ExpectRejectsEverything(const char* context) {
+    SPSQ_JUDGING("S4.POISON.14/l3", "S4.POISON.10/l3");
     const size_t mark = log().mark();
     L3Message m;
     uint8_t buf[64];

@@ -292,5 +292,68 @@ TEST_F(L3CreateBind, AllSharedStateIsTheBoundRegionReachedThroughTheView) {
             }, mark), 0u) << "W.FLAG.3: L3 wrote L2's flag (offset 320)\n" << log().dump(mark);
 }
 
+// free() releases the L3 queue handle: afterwards every call is refused and
+// touches nothing shared (the memory may be gone), and free is no poison (L2
+// must not see an abort). Set up so each refused call could have progressed:
+// room for an input, an output published, one held.
+TEST_F(L3CreateBind, FreeReleasesTheHandleWithoutTouchingMemoryOrPoisoning) {
+  Outputs(2);
+  L3Message held;
+  ASSERT_EQ(l3().try_peek(&held), L3Status::kOk);
+  const int32_t input_tail = peer().counter(wire::kInputTail);
+  const int32_t output_head = peer().counter(wire::kOutputHead);
+  const uint64_t t0 = VirtualClock::peek();
+  const size_t mark = log().mark();
+  l3().free();
+  {
+    SPSQ_JUDGING("S1.FREE.1/not-live");
+    EXPECT_FALSE(l3().live()) << "live() after free()";
+  }
+  const auto b = Bytes(8, 1);
+  std::vector<uint8_t> buf(64);
+  L3Message m;
+  const struct {
+    const char* call;
+    L3Status status;
+  } calls[] = {
+      {"try_enqueue", l3().try_enqueue(b.data(), b.size())},
+      {"enqueue", l3().enqueue(b.data(), b.size(), 1000)},
+      {"try_request_stop", l3().try_request_stop()},
+      {"request_stop", l3().request_stop(1000)},
+      {"try_peek", l3().try_peek(&m)},
+      {"peek", l3().peek(1000, &m)},
+      {"read_into of the held handle", l3().read_into(held, buf.data(), buf.size())},
+      {"release of the held handle", l3().release(held)},
+      {"try_dequeue_into", l3().try_dequeue_into(buf.data(), buf.size(), &m)},
+      {"dequeue_into", l3().dequeue_into(buf.data(), buf.size(), 1000, &m)},
+  };
+  {
+    SPSQ_JUDGING("S1.FREE.1/refused");
+    for (const auto& c : calls) {
+      EXPECT_TRUE(c.status == L3Status::kRejected || c.status == L3Status::kFailed)
+          << c.call << " after free() returned " << l3_status_name(c.status);
+    }
+    EXPECT_EQ(peer().counter(wire::kInputTail), input_tail) << "an input published after free()";
+    EXPECT_EQ(peer().counter(wire::kOutputHead), output_head) << "an output released after free()";
+    EXPECT_EQ(VirtualClock::peek(), t0) << "a call after free() waited";
+  }
+  {
+    SPSQ_JUDGING("S1.FREE.1/no-poison");
+    EXPECT_EQ(l3_flag(), 0) << "free() raised the initiator abort flag";
+    if (l3().uses_view()) {
+      EXPECT_EQ(log().count([](const spsq_conf::Access& a) {
+                  return a.kind == AccessKind::kNotify && a.offset == wire::kInitiatorFlag;
+                }), 0u) << "a notify of the initiator flag";
+    }
+  }
+  {
+    SPSQ_JUDGING("S1.FREE.1/no-access");
+    if (l3().uses_view()) {
+      EXPECT_EQ(log().shared_accesses_since(mark), 0u) << "free() or a call after it touched "
+                                                          "shared memory:\n" << log().dump(mark);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace spsq_conf

@@ -308,25 +308,56 @@ TEST_F(L3Publication, FollowsL2ProgressObservedInSteps) {
 }
 
 TEST_F(L3Publication, ImpossibleCountersPoisonL3) {
-  SPSQ_CLAUSES("S3.CTR.3/over-depth", "S3.CTR.3/minus-1", "S3.CTR.3/int-min",
-               "S3.CTR.3/int-max", "S3.CTR.3/sign-edge", "S3.CTR.3/head",
-               "W.CTR.2/over-depth", "W.CTR.2/negative", "W.CTR.2/sign-edge", "S4.POISON.5");
   const int32_t depth = static_cast<int32_t>(layout().depth);
-  for (int32_t raw : {depth + 1, -1, kMin, kMax, kMin + 1, kMax - depth + 1}) {
+  auto tail = [&](int32_t raw) {
     Rebuild(QueueParams());
     Outputs(1);  // a valid message at index 0: only the counter can refuse
     peer().set_output_tail(raw);
     L3Message m;
     EXPECT_EQ(l3().try_peek(&m), L3Status::kFailed) << "output tail " << raw;
     ExpectPoisoned(wire::kInvalidDescriptor, "impossible output tail");
+  };
+  {
+    SPSQ_JUDGING("S3.CTR.3/over-depth", "W.CTR.2/over-depth", "S4.POISON.5/l3-tail");
+    tail(depth + 1);
+  }
+  {
+    SPSQ_JUDGING("S3.CTR.3/minus-1", "W.CTR.2/negative", "S4.POISON.5/l3-tail");
+    tail(-1);
+  }
+  {
+    SPSQ_JUDGING("S3.CTR.3/int-min", "W.CTR.2/negative", "S4.POISON.5/l3-tail");
+    tail(kMin);
+  }
+  {
+    SPSQ_JUDGING("S3.CTR.3/int-max", "W.CTR.2/sign-edge", "S4.POISON.5/l3-tail");
+    tail(kMax);
+  }
+  {
+    SPSQ_JUDGING("S3.CTR.3/sign-edge", "W.CTR.2/sign-edge", "S4.POISON.5/l3-tail");
+    tail(kMin + 1);
+    tail(kMax - depth + 1);
   }
   // The input head L2 publishes, with the ring full so L3 must read it.
-  for (int32_t raw : {depth + 1, -1, kMin, kMax}) {
+  auto head = [&](int32_t raw) {
     Rebuild(QueueParams());
     FillInputRing();
     peer().set_input_head(raw);
     EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kFailed) << "input head " << raw;
     ExpectPoisoned(wire::kInvalidDescriptor, "impossible input head");
+  };
+  {
+    SPSQ_JUDGING("S3.CTR.3/head", "W.CTR.2/over-depth", "S4.POISON.5/l3-head");
+    head(depth + 1);
+  }
+  {
+    SPSQ_JUDGING("S3.CTR.3/head", "W.CTR.2/negative", "S4.POISON.5/l3-head");
+    head(-1);
+    head(kMin);
+  }
+  {
+    SPSQ_JUDGING("S3.CTR.3/head", "W.CTR.2/sign-edge", "S4.POISON.5/l3-head");
+    head(kMax);
   }
 }
 
@@ -362,78 +393,139 @@ TEST_F(L3Publication, CountersMovingBackwardsOrJumpingAfterAWrapPoisonL3) {
 }
 
 TEST_F(L3Publication, SignalsSitOnTheirSlotsWithTheirWriters) {
-  SPSQ_CLAUSES("S3.SIG.1/l3", "S3.SIG.2/l3", "S3.SIG.3/l3", "S3.SIG.4/l3", "S3.SIG.5/l3",
-               "S3.SIG.6/l3", "S3.SIG.7/l3", "W.FLAG.3/l3", "S3.PUB.5/tail-desc",
-               "S3.PUB.5/desc-payload", "S3.PUB.5/head-after-release", "S2.ARENA.1");
   if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
+  // One walk that makes L3 touch every signal: publish inputs up to a full
+  // ring, read the input head, consume one output, wait on the peer flag,
+  // poison on a hostile tail.
   FillInputRing();
-  EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);  // reads the input head
+  {
+    SPSQ_JUDGING("S3.SIG.3/l3");
+    EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);  // reads the input head
+  }
   Outputs(1, 24);
   const size_t mark = log().mark();
   L3Message m;
   ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
   std::vector<uint8_t> buf(24);
   ASSERT_EQ(l3().read_into(m, buf.data(), buf.size()), L3Status::kOk);
-  EXPECT_EQ(buf, Bytes(24, 0));
-  const size_t tail_read = log().find([](const spsq_conf::Access& a) {
-    return (a.kind == AccessKind::kTest || a.kind == AccessKind::kWait) && a.offset == 128;
-  }, mark);
-  const uint64_t slot = layout().output_slot(0);
-  const size_t desc_read = log().find([slot](const spsq_conf::Access& a) {
-    return a.kind == AccessKind::kRead && a.offset < slot + 32 && slot < a.offset + a.nbytes;
-  }, mark);
-  const uint64_t arena = layout().output_arena;
-  const size_t payload_read = log().find([arena](const spsq_conf::Access& a) {
-    return a.kind == AccessKind::kRead && a.offset < arena + 24 && arena < a.offset + a.nbytes;
-  }, mark);
-  ASSERT_NE(tail_read, npos) << log().dump(mark);
-  ASSERT_NE(desc_read, npos) << log().dump(mark);
-  ASSERT_NE(payload_read, npos) << "the payload was never made readable:\n" << log().dump(mark);
-  EXPECT_LT(tail_read, desc_read);
-  EXPECT_LT(desc_read, payload_read) << "payload used before the descriptor was read";
-  EXPECT_EQ(peer().counter(wire::kOutputHead), 0) << "head before release";
-  ASSERT_EQ(l3().release(m), L3Status::kOk);
-  EXPECT_EQ(peer().counter(wire::kOutputHead), 1);
+  {
+    SPSQ_JUDGING("S3.PUB.5/desc-payload");
+    EXPECT_EQ(buf, Bytes(24, 0));
+  }
+  {
+    const size_t tail_read = log().find([](const spsq_conf::Access& a) {
+      return (a.kind == AccessKind::kTest || a.kind == AccessKind::kWait) && a.offset == 128;
+    }, mark);
+    const uint64_t slot = layout().output_slot(0);
+    const size_t desc_read = log().find([slot](const spsq_conf::Access& a) {
+      return a.kind == AccessKind::kRead && a.offset < slot + 32 && slot < a.offset + a.nbytes;
+    }, mark);
+    const uint64_t arena = layout().output_arena;
+    const size_t payload_read = log().find([arena](const spsq_conf::Access& a) {
+      return a.kind == AccessKind::kRead && a.offset < arena + 24 && arena < a.offset + a.nbytes;
+    }, mark);
+    {
+      SPSQ_JUDGING("S3.PUB.5/tail-desc");
+      ASSERT_NE(tail_read, npos) << log().dump(mark);
+      ASSERT_NE(desc_read, npos) << log().dump(mark);
+      EXPECT_LT(tail_read, desc_read);
+    }
+    {
+      SPSQ_JUDGING("S3.PUB.5/desc-payload");
+      ASSERT_NE(payload_read, npos) << "the payload was never made readable:\n"
+                                    << log().dump(mark);
+      EXPECT_LT(desc_read, payload_read) << "payload used before the descriptor was read";
+    }
+  }
+  {
+    SPSQ_JUDGING("S3.PUB.5/head-after-release");
+    EXPECT_EQ(peer().counter(wire::kOutputHead), 0) << "head before release";
+    ASSERT_EQ(l3().release(m), L3Status::kOk);
+    EXPECT_EQ(peer().counter(wire::kOutputHead), 1);
+  }
   L3Message wait;
-  EXPECT_EQ(l3().peek(1000, &wait), L3Status::kTimedOut);  // samples the peer flag
+  {
+    SPSQ_JUDGING("S3.SIG.7/l3");
+    EXPECT_EQ(l3().peek(1000, &wait), L3Status::kTimedOut);  // samples the peer flag
+  }
   peer().set_output_tail(-1);
-  EXPECT_EQ(l3().try_peek(&wait), L3Status::kFailed);  // raises the initiator flag
+  {
+    SPSQ_JUDGING("S3.SIG.6/l3");
+    EXPECT_EQ(l3().try_peek(&wait), L3Status::kFailed);  // raises the initiator flag
+  }
   bool touched[6] = {};
   for (const auto& a : log().entries()) {
     if (a.part != RegionMemory::kCounter || !a.is_shared_access()) continue;
-    ASSERT_EQ(a.offset % 64, 0u) << a.describe();
-    ASSERT_LT(a.offset, 384u) << a.describe();
+    {
+      SPSQ_JUDGING("S3.SIG.1/l3");
+      ASSERT_EQ(a.offset % 64, 0u) << a.describe();
+      ASSERT_LT(a.offset, 384u) << a.describe();
+    }
     touched[a.offset / 64] = true;
     if (a.kind == AccessKind::kNotify) {
+      SPSQ_JUDGING("W.FLAG.3/l3", "S3.SIG.3/l3", "S3.SIG.4/l3", "S3.SIG.7/l3");
       EXPECT_TRUE(a.offset == 0 || a.offset == 192 || a.offset == 256)
           << "L3 wrote an L2-owned signal: " << a.describe();
     }
   }
-  EXPECT_TRUE(touched[0]) << "S3.SIG.2: L3 publishes the input tail at 0";
-  EXPECT_TRUE(touched[1]) << "S3.SIG.3: L3 reads the input head at 64";
-  EXPECT_TRUE(touched[2]) << "S3.SIG.4: L3 reads the output tail at 128";
-  EXPECT_TRUE(touched[3]) << "S3.SIG.5: L3 publishes the output head at 192";
-  EXPECT_TRUE(touched[4]) << "S3.SIG.6: L3 raises its flag at 256";
-  EXPECT_TRUE(touched[5]) << "S3.SIG.7: L3 samples the peer flag at 320";
+  {
+    SPSQ_JUDGING("S3.SIG.2/l3");
+    EXPECT_TRUE(touched[0]) << "S3.SIG.2: L3 publishes the input tail at 0";
+  }
+  {
+    SPSQ_JUDGING("S3.SIG.3/l3");
+    EXPECT_TRUE(touched[1]) << "S3.SIG.3: L3 reads the input head at 64";
+  }
+  {
+    SPSQ_JUDGING("S3.SIG.4/l3");
+    EXPECT_TRUE(touched[2]) << "S3.SIG.4: L3 reads the output tail at 128";
+  }
+  {
+    SPSQ_JUDGING("S3.SIG.5/l3");
+    EXPECT_TRUE(touched[3]) << "S3.SIG.5: L3 publishes the output head at 192";
+  }
+  {
+    SPSQ_JUDGING("S3.SIG.6/l3");
+    EXPECT_TRUE(touched[4]) << "S3.SIG.6: L3 raises its flag at 256";
+  }
+  {
+    SPSQ_JUDGING("S3.SIG.7/l3");
+    EXPECT_TRUE(touched[5]) << "S3.SIG.7: L3 samples the peer flag at 320";
+  }
 }
 
 // ---------------------------------------------------------- remote abort
 
 TEST_F(L3Publication, RemoteAbortIsReportedWithoutRaisingTheInitiatorFlag) {
-  SPSQ_CLAUSES("S3.TO.7/peek", "S4.POISON.12", "S4.POISON.13", "W.FLAG.2/one", "W.FLAG.2/two",
-               "W.FLAG.2/int-max", "S4.POISON.14", "S4.POISON.10");
-  for (int32_t flag : {1, 2, kMax}) {
+  auto raised = [&](int32_t flag) {
     Rebuild(QueueParams());
     peer().set_peer_flag(flag);
     const uint64_t t0 = VirtualClock::peek();
     L3Message m;
+    // These judge the caller's block: the flag value's case and the report.
     EXPECT_EQ(l3().peek(2000, &m), L3Status::kFailed) << "flag " << flag;
     EXPECT_LE(VirtualClock::peek() - t0, 2000u) << "ended past the deadline";
     EXPECT_FALSE(l3().live());
     EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
-    EXPECT_EQ(l3_flag(), 0);
+    {
+      SPSQ_JUDGING("S4.POISON.13/l3");
+      EXPECT_EQ(l3_flag(), 0);
+    }
     ExpectRejectsEverything("after remote abort");
+    SPSQ_JUDGING("S4.POISON.13/l3");
     EXPECT_EQ(l3_flag(), 0);
+  };
+  {
+    SPSQ_JUDGING("W.FLAG.2/one", "S3.TO.7/peek", "S4.POISON.12/l3-peek");
+    raised(1);
+  }
+  {
+    SPSQ_JUDGING("W.FLAG.2/two", "S3.TO.7/peek", "S4.POISON.12/l3-peek");
+    raised(2);
+  }
+  {
+    SPSQ_JUDGING("W.FLAG.2/int-max", "S3.TO.7/peek", "S4.POISON.12/l3-peek");
+    raised(kMax);
   }
 }
 

@@ -17,11 +17,14 @@ constexpr uint64_t kMax64 = std::numeric_limits<uint64_t>::max();
 class L3Ownership : public L3Suite {
  protected:
   // A release that must poison: kFailed, poisoned, the output head unchanged.
+  // These judge the caller's block (the wrong handle's case); the flag and
+  // the kind are judged in ExpectPoisoned's blocks and here.
   void ExpectReleasePoisons(const L3Message& m, const char* cause) {
     const int32_t head = peer().counter(wire::kOutputHead);
     EXPECT_EQ(l3().release(m), L3Status::kFailed) << cause;
     ExpectPoisoned(0, cause);
     EXPECT_EQ(peer().counter(wire::kOutputHead), head) << cause << ": the output head moved";
+    SPSQ_JUDGING("AMB.KINDS/handle");
     NoteKind("handle", {wire::kOwnership});
   }
   // L3 peeks and releases n outputs.
@@ -61,40 +64,55 @@ TEST_F(L3Ownership, APeekedHandleStaysActiveUntilReleased) {
 // zero-byte one whose slot, offset and size the active one reuses after the
 // ring wrapped.
 TEST_F(L3Ownership, ReleasingTheWrongHandlePoisons) {
-  SPSQ_CLAUSES("S4.L3OUT.3/seq-next", "S4.L3OUT.3/seq-alias", "S4.L3OUT.3/seq-max",
-               "S4.L3OUT.3/seq0", "S4.L3OUT.3/offset", "S4.L3OUT.3/nbytes",
-               "S4.L3OUT.3/released", "S4.L3OUT.3/released-idle", "S4.L3OUT.3/never",
-               "S4.L3OUT.3/wrap", "S4.POISON.9/l3", "S4.POISON.11/l3", "W.FLAG.1/l3",
-               "S1.DIAG.1", "AMB.KINDS/handle");
-  const struct {
-    const char* name;
-    uint64_t seq_delta, offset_delta, nbytes_delta;
-  } renamed[] = {
-      {"active handle renamed to the next seq", 1, 0, 0},
-      {"active handle renamed 2^32 ahead (same low 32 bits)", uint64_t{1} << 32, 0, 0},
-      {"active handle renamed to seq 2^64 - 1", kMax64 - 1, 0, 0},
-      {"active handle renamed to seq 0", kMax64, 0, 0},
-      {"active handle with another payload_offset", 0, 8, 0},
-      {"active handle with another payload_nbytes", 0, 0, 1},
-  };
-  for (const auto& c : renamed) {
+  // The active handle (two outputs published) released under another name.
+  auto renamed = [&](const char* name, uint64_t seq_delta, uint64_t offset_delta,
+                     uint64_t nbytes_delta) {
     Rebuild(QueueParams());
     Outputs(2);
     L3Message a;
     ASSERT_EQ(l3().peek(1000, &a), L3Status::kOk);
     L3Message wrong = a;
-    wrong.seq += c.seq_delta;  // wraps to 2^64 - 1 and 0 as meant
-    wrong.payload_offset += c.offset_delta;
-    wrong.payload_nbytes += c.nbytes_delta;
-    ExpectReleasePoisons(wrong, c.name);
-    EXPECT_EQ(l3().error().session_instance_id_bits, region().params().session) << c.name;
-    EXPECT_EQ(l3().error().transaction_id, region().params().transaction) << c.name;
-    EXPECT_EQ(log().count([](const spsq_conf::Access& a) {
-                return a.kind == AccessKind::kNotify && a.offset == wire::kInitiatorFlag &&
-                       a.value == 1 && a.op == 0;
-              }), 1u) << c.name << ": W.FLAG.1: notify(256, 1, Set) once";
+    wrong.seq += seq_delta;  // wraps to 2^64 - 1 and 0 as meant
+    wrong.payload_offset += offset_delta;
+    wrong.payload_nbytes += nbytes_delta;
+    ExpectReleasePoisons(wrong, name);
+    {
+      SPSQ_JUDGING("S1.DIAG.1/l3-poison");
+      EXPECT_EQ(l3().error().session_instance_id_bits, region().params().session) << name;
+      EXPECT_EQ(l3().error().transaction_id, region().params().transaction) << name;
+    }
+    SPSQ_JUDGING("W.FLAG.1/l3");
+    EXPECT_EQ(log().count([](const spsq_conf::Access& x) {
+                return x.kind == AccessKind::kNotify && x.offset == wire::kInitiatorFlag &&
+                       x.value == 1 && x.op == 0;
+              }), 1u) << name << ": W.FLAG.1: notify(256, 1, Set) once";
+  };
+  {
+    SPSQ_JUDGING("S4.L3OUT.3/seq-next", "S4.POISON.9/l3");
+    renamed("active handle renamed to the next seq", 1, 0, 0);
   }
-  for (bool next_active : {true, false}) {
+  {
+    SPSQ_JUDGING("S4.L3OUT.3/seq-alias", "S4.POISON.9/l3");
+    renamed("active handle renamed 2^32 ahead (same low 32 bits)", uint64_t{1} << 32, 0, 0);
+  }
+  {
+    SPSQ_JUDGING("S4.L3OUT.3/seq-max", "S4.POISON.9/l3");
+    renamed("active handle renamed to seq 2^64 - 1", kMax64 - 1, 0, 0);
+  }
+  {
+    SPSQ_JUDGING("S4.L3OUT.3/seq0", "S4.POISON.9/l3");
+    renamed("active handle renamed to seq 0", kMax64, 0, 0);
+  }
+  {
+    SPSQ_JUDGING("S4.L3OUT.3/offset", "S4.POISON.9/l3");
+    renamed("active handle with another payload_offset", 0, 8, 0);
+  }
+  {
+    SPSQ_JUDGING("S4.L3OUT.3/nbytes", "S4.POISON.9/l3");
+    renamed("active handle with another payload_nbytes", 0, 0, 1);
+  }
+  // A released handle, the next one active or none.
+  auto released = [&](bool next_active) {
     Rebuild(QueueParams());
     Outputs(2);
     L3Message a, b;
@@ -105,14 +123,24 @@ TEST_F(L3Ownership, ReleasingTheWrongHandlePoisons) {
     }
     ExpectReleasePoisons(a, next_active ? "released handle, the next one active"
                                         : "released handle, none active");
+  };
+  {
+    SPSQ_JUDGING("S4.L3OUT.3/released", "S4.POISON.9/l3");
+    released(true);
   }
   {
+    SPSQ_JUDGING("S4.L3OUT.3/released-idle", "S4.POISON.9/l3");
+    released(false);
+  }
+  {
+    SPSQ_JUDGING("S4.L3OUT.3/never", "S4.POISON.9/l3");
     Rebuild(QueueParams());
     Outputs(1);
     L3Message never;
     ExpectReleasePoisons(never, "release with no message handed out");
   }
   {
+    SPSQ_JUDGING("S4.L3OUT.3/wrap", "S4.POISON.9/l3");
     Rebuild(QueueParams());
     const uint64_t depth = layout().depth;
     ASSERT_EQ(peer().publish(wire::kData, nullptr, 0), Enqueue::kOk);
@@ -266,42 +294,60 @@ TEST_F(L3Ownership, AnErrorOutputIsAnOrdinaryMessage) {
 
 // ------------------------------------------------------- poison causes
 
-struct Hostile {
-  const char* name;
-  wire::Descriptor d;
-  uint32_t kind;            // fixed by a document; 0: AMB.KINDS's
-  const char* kinds_cause;  // the AMB.KINDS case, when not fixed
-};
-
+// Each output descriptor L3 must refuse, on a fresh queue: poisoned, the
+// flag raised, no input sent about it.
 TEST_F(L3Ownership, HostileOutputsPoisonL3) {
-  SPSQ_CLAUSES("S4.POISON.1/l3", "S4.POISON.2/l3", "S4.POISON.3/l3", "S4.POISON.4/l3",
-               "S2.STOP.1", "S2.ZERO.2", "W.SEQ.1", "W.DIR.1", "W.ARENA.3/l3", "S2.POISON.1",
-               "S4.POISON.6/l3", "W.STOP.1/l3-output", "AMB.KINDS/opcode",
-               "AMB.KINDS/output-stop", "AMB.KINDS/zero-offset");
   const wire::Layout& l = layout();
-  const Hostile cases[] = {
-      {"seq 0", {0, wire::kData, 0, 0}, wire::kInvalidDescriptor, nullptr},
-      {"seq 2 at index 0", {2, wire::kData, 0, 0}, wire::kInvalidDescriptor, nullptr},
-      {"seq 2^64 - 1 at index 0", {kMax64, wire::kData, 0, 0}, wire::kInvalidDescriptor, nullptr},
-      {"opcode 0", {1, 0, 0, 0}, 0, "opcode"},
-      {"opcode 9", {1, 9, 0, 0}, 0, "opcode"},
-      {"STOP on the output", {1, wire::kStop, 0, 0}, 0, "output-stop"},
-      {"payload in the input arena", {1, wire::kData, l.input_arena, 8}, wire::kInvalidDescriptor,
-       nullptr},
-      {"payload past the end", {1, wire::kData, l.payload_bytes - 4, 8}, wire::kInvalidDescriptor,
-       nullptr},
-      {"zero-byte with an offset", {1, wire::kData, l.output_arena, 0}, 0, "zero-offset"},
-      {"replay: one byte off", {1, wire::kData, l.output_arena + 1, 8}, wire::kInvalidDescriptor,
-       nullptr},
-  };
-  for (const Hostile& c : cases) {
+  // `kind`: fixed by a document; 0: AMB.KINDS's, noted by the caller.
+  auto hostile = [&](const char* name, wire::Descriptor d, uint32_t kind) {
     Rebuild(QueueParams());
-    peer().publish_raw(c.d);
+    peer().publish_raw(d);
     L3Message m;
-    EXPECT_EQ(l3().try_peek(&m), L3Status::kFailed) << c.name;
-    ExpectPoisoned(c.kind, c.name);
-    if (c.kinds_cause != nullptr) NoteKind(c.kinds_cause, {wire::kInvalidDescriptor});
-    EXPECT_EQ(InputTail(), 0) << c.name << ": no message to L2 about it";
+    EXPECT_EQ(l3().try_peek(&m), L3Status::kFailed) << name;
+    ExpectPoisoned(kind, name);
+    SPSQ_JUDGING("S2.POISON.1");
+    EXPECT_EQ(InputTail(), 0) << name << ": no message to L2 about it";
+  };
+  {
+    SPSQ_JUDGING("S4.POISON.1/l3", "W.SEQ.1/l3-output");
+    hostile("seq 0", {0, wire::kData, 0, 0}, wire::kInvalidDescriptor);
+    hostile("seq 2 at index 0", {2, wire::kData, 0, 0}, wire::kInvalidDescriptor);
+    hostile("seq 2^64 - 1 at index 0", {kMax64, wire::kData, 0, 0}, wire::kInvalidDescriptor);
+  }
+  {
+    SPSQ_JUDGING("S4.POISON.2/l3", "W.DIR.1/l3-output-invalid");
+    hostile("opcode 0", {1, 0, 0, 0}, 0);
+    {
+      SPSQ_JUDGING("AMB.KINDS/opcode");
+      NoteKind("opcode", {wire::kInvalidDescriptor});
+    }
+    hostile("opcode 9", {1, 9, 0, 0}, 0);
+    SPSQ_JUDGING("AMB.KINDS/opcode");
+    NoteKind("opcode", {wire::kInvalidDescriptor});
+  }
+  {
+    SPSQ_JUDGING("S4.POISON.3/l3", "S2.STOP.1/l3-output");
+    hostile("STOP on the output", {1, wire::kStop, 0, 0}, 0);
+    SPSQ_JUDGING("AMB.KINDS/output-stop");
+    NoteKind("output-stop", {wire::kInvalidDescriptor});
+  }
+  {
+    SPSQ_JUDGING("S4.POISON.4/l3", "W.ARENA.3/l3");
+    hostile("payload in the input arena", {1, wire::kData, l.input_arena, 8},
+            wire::kInvalidDescriptor);
+    hostile("payload past the end", {1, wire::kData, l.payload_bytes - 4, 8},
+            wire::kInvalidDescriptor);
+  }
+  {
+    SPSQ_JUDGING("S2.ZERO.2/l3-output", "W.STOP.1/l3-output");
+    hostile("zero-byte with an offset", {1, wire::kData, l.output_arena, 0}, 0);
+    SPSQ_JUDGING("AMB.KINDS/zero-offset");
+    NoteKind("zero-offset", {wire::kInvalidDescriptor});
+  }
+  {
+    SPSQ_JUDGING("S4.POISON.6/l3", "W.ARENA.3/l3");
+    hostile("replay: one byte off", {1, wire::kData, l.output_arena + 1, 8},
+            wire::kInvalidDescriptor);
   }
 }
 
