@@ -21,10 +21,13 @@ normative clause the certification judges is PASS (or, with `expect_fail`,
 unless every listed clause is FAIL: how mutants prove the suite's power; or,
 with `expected_verdicts`, unless the verdicts are the listed ones: how legal
 variants prove the suite fails no correct endpoint). A preflight,
-`<name>_contract_check`, compiles before any suite source; the interop stage
-runs the endpoint in a binary of its own against the reference runtime.
+`<name>_contract_check`, compiles before any suite source; `<name>_mi0_probe`
+tells the suite whether the endpoint compiles with MaxInflight 0 at all
+(mi0_probe.bzl); the interop stage runs the endpoint in a binary of its own
+against the reference runtime.
 """
 
+load("//conformance:mi0_probe.bzl", "spsq_mi0_probe")
 load("//fuzz:l2_stream.bzl", "spsq_l2_stream_harness")
 load("//fuzz:l3_stream.bzl", "spsq_l3_stream_harness")
 load("//sanitizers/interleave:interleave.bzl", "spsq_interleave_binary")
@@ -240,6 +243,32 @@ def spsq_l2_certification(
                 tags = tags,
                 testonly = testonly,
             )
+
+            # Whether the endpoint compiles with MaxInflight 0 (S1.WIN.7): a
+            # static_assert is a legal refusal no test binary could observe.
+            spsq_mi0_probe(
+                name = name + "_mi0_probe",
+                out = name + "_mi0/spsq_cert/mi0.h",
+                certification = name,
+                copts = suite_copts,
+                features = features,
+                deps = [
+                    ":" + cfg + "_config",
+                    ":" + name + "_contract_ok",
+                    "//conformance/l2:l2_headers",
+                    "//conformance/harness",
+                    "@gtest//:gtest",
+                ],
+                tags = tags,
+                testonly = testonly,
+            )
+            native.cc_library(
+                name = name + "_mi0",
+                hdrs = [name + "_mi0/spsq_cert/mi0.h"],
+                strip_include_prefix = name + "_mi0",
+                tags = tags,
+                testonly = testonly,
+            )
         native.cc_library(
             name = cfg + "_fixture",
             srcs = ["//conformance/l2:l2_fixture.cc"],
@@ -267,6 +296,7 @@ def spsq_l2_certification(
                 deps = [
                     ":" + cfg + "_fixture",
                     ":" + cfg + "_config",
+                    ":" + name + "_mi0",
                     "//conformance/l2:l2_headers",
                     "//conformance/harness",
                     "@gtest//:gtest_main",
