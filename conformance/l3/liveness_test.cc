@@ -14,8 +14,6 @@ class L3Liveness : public L3Suite {};
 // arena once L2 released everything, and it must accept every placement of
 // the arena rule on its output.
 TEST_F(L3Suite, LivenessSweepsInBothDirections) {
-  SPSQ_CLAUSES("LIVE.1/l3-input", "LIVE.2/l3-output", "W.LIVE.1/sweeps", "W.ARENA.1",
-               "W.ARENA.4", "S2.WRAP.1", "S2.FIT.1");
   SPSQ_EXERCISES("AMB.ROOM");
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
     const uint64_t sizes[] = {0, 1, 63, 64, 65, arena / 2, arena - 1, arena};
@@ -27,17 +25,30 @@ TEST_F(L3Suite, LivenessSweepsInBothDirections) {
           p.depth = 2;
           p.input_arena = arena;
           p.output_arena = arena;
-          Rebuild(p);
+          {
+            SPSQ_JUDGING("LIVE.1/l3-input", "LIVE.2/l3-output", "W.LIVE.1/sweeps");
+            Rebuild(p);  // every arena of the sweep is a valid binding
+          }
           for (uint64_t n : {a, b, s}) {
             const auto bytes = Bytes(n, static_cast<uint8_t>(n));
-            ASSERT_EQ(l3().try_enqueue(bytes.data(), n), L3Status::kOk)
-                << "arena " << arena << " sizes " << a << "," << b << "," << s
-                << ": L3 refused " << n << " bytes with everything released";
-            Message in;
-            ASSERT_TRUE(peer().poll_input(&in));
-            ASSERT_EQ(in.payload, bytes);
+            {
+              SPSQ_JUDGING("LIVE.1/l3-input", "W.LIVE.1/sweeps");
+              ASSERT_EQ(l3().try_enqueue(bytes.data(), n), L3Status::kOk)
+                  << "arena " << arena << " sizes " << a << "," << b << "," << s
+                  << ": L3 refused " << n << " bytes with everything released";
+            }
+            {
+              // The scripted L2 takes the input only where the arena rule
+              // places it, inside the arena, unrounded, at the start after a
+              // skip.
+              SPSQ_JUDGING("W.ARENA.1", "W.ARENA.4", "S2.WRAP.1", "S2.FIT.1");
+              Message in;
+              ASSERT_TRUE(peer().poll_input(&in));
+              ASSERT_EQ(in.payload, bytes);
+            }
             peer().release_inputs(1);
-            ASSERT_EQ(peer().publish_data(bytes), Enqueue::kOk);
+            SPSQ_JUDGING("LIVE.2/l3-output");
+            ASSERT_EQ(peer().publish_data(bytes), Enqueue::kOk);  // room: L3 released it all
             std::vector<uint8_t> buf(arena + 1);
             L3Message m;
             ASSERT_EQ(l3().try_dequeue_into(buf.data(), buf.size(), &m), L3Status::kOk)
@@ -57,19 +68,20 @@ TEST_F(L3Suite, LivenessSweepsInBothDirections) {
 // (with nothing unreleased, and still after the blocking call's timeout) is
 // the literal room bound's livelock.
 TEST_F(L3Liveness, IdleInputArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
-  SPSQ_CLAUSES("W.LIVE.1/near-end", "W.LIVE.1/whole", "W.LIVE.1/blocking", "W.LIVE.1/next",
-               "W.LIVE.3", "LIVE.1");
   const uint64_t arena = layout().input_arena_bytes;
-  for (bool blocking : {false, true}) {
-    for (uint64_t n : {arena - 32, arena}) {
-      Rebuild(region().params());
-      const char* call = blocking ? "enqueue" : "try_enqueue";
-      const auto first = Bytes(arena - 64, 1);
-      ASSERT_EQ(l3().try_enqueue(first.data(), first.size()), L3Status::kOk);
-      Message in;
-      ASSERT_TRUE(peer().poll_input(&in));
-      peer().release_inputs(1);  // released: the arena is idle
-      const auto bytes = Bytes(n, 2);
+  // One placement, judged as `place_case` (the caller's block names it too):
+  // a refusal is also the livelock W.LIVE.3 and LIVE.1 grade.
+  auto idle = [&](bool blocking, uint64_t n, const char* place_case) {
+    Rebuild(region().params());
+    const char* call = blocking ? "enqueue" : "try_enqueue";
+    const auto first = Bytes(arena - 64, 1);
+    ASSERT_EQ(l3().try_enqueue(first.data(), first.size()), L3Status::kOk);
+    Message in;
+    ASSERT_TRUE(peer().poll_input(&in));
+    peer().release_inputs(1);  // released: the arena is idle
+    const auto bytes = Bytes(n, 2);
+    {
+      SPSQ_JUDGING(place_case, "W.LIVE.3", "LIVE.1");
       const L3Status s = blocking ? l3().enqueue(bytes.data(), n, 1000000)
                                   : l3().try_enqueue(bytes.data(), n);
       ASSERT_EQ(s, L3Status::kOk)
@@ -77,12 +89,17 @@ TEST_F(L3Liveness, IdleInputArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
           << ") refused a " << n << "-byte message of a " << arena
           << "-byte arena (the literal room bound's livelock): " << l3_status_name(s) << ": "
           << l3().error().message;
+    }
+    {
+      SPSQ_JUDGING(place_case);
       ASSERT_TRUE(peer().poll_input(&in)) << call << ": the model refused the placement";
       EXPECT_EQ(in.offset, layout().input_arena)
           << call << ": placed by the same rule: at the arena start after the skip";
       EXPECT_EQ(in.payload, bytes);
-      peer().release_inputs(1);
-      // The next placement follows from cursor + skip + n.
+    }
+    peer().release_inputs(1);
+    {
+      SPSQ_JUDGING("W.LIVE.1/next");  // follows from cursor + skip + n
       wire::Placement next;
       ASSERT_TRUE(wire::place(arena + n, 8, layout().input_arena, arena, &next));
       const auto more = Bytes(8, 3);
@@ -90,8 +107,22 @@ TEST_F(L3Liveness, IdleInputArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
       ASSERT_TRUE(peer().poll_input(&in));
       EXPECT_EQ(in.offset, next.offset) << call << ": the placement after the skip";
       EXPECT_EQ(in.payload, more);
-      ExpectHealthy(call);
     }
+    SPSQ_JUDGING(place_case);
+    ExpectHealthy(call);
+  };
+  {
+    SPSQ_JUDGING("W.LIVE.1/near-end");
+    idle(false, arena - 32, "W.LIVE.1/near-end");
+  }
+  {
+    SPSQ_JUDGING("W.LIVE.1/whole");
+    idle(false, arena, "W.LIVE.1/whole");
+  }
+  {
+    SPSQ_JUDGING("W.LIVE.1/blocking");
+    idle(true, arena - 32, "W.LIVE.1/blocking");
+    idle(true, arena, "W.LIVE.1/blocking");
   }
 }
 
@@ -130,33 +161,41 @@ TEST_F(L3Liveness, IdleOutputArenaPlacementBeyondTheLiteralBoundIsAccepted) {
 // is required: every message is placed, and L2's releases are seen as soon
 // as room is needed.
 TEST_F(L3Liveness, HeadCounterReadsAreTheProducersChoice) {
-  SPSQ_CLAUSES("W.LIVE.4/cycled", "W.LIVE.4/ring-room", "W.LIVE.4/arena-room", "LIVE.1");
   const uint64_t depth = layout().depth;
-  const size_t mark = log().mark();
-  const uint64_t messages = 3 * depth;
-  for (uint64_t i = 0; i < messages; ++i) {
-    const auto bytes = Bytes(16, static_cast<uint8_t>(i));
-    ASSERT_EQ(l3().try_enqueue(bytes.data(), bytes.size()), L3Status::kOk) << "message " << i;
-    const auto in = peer().drain_inputs();
-    ASSERT_EQ(in.size(), 1u) << "message " << i;
-    ASSERT_EQ(in[0].payload, bytes);
+  {
+    SPSQ_JUDGING("W.LIVE.4/cycled", "LIVE.1");
+    const size_t mark = log().mark();
+    const uint64_t messages = 3 * depth;
+    for (uint64_t i = 0; i < messages; ++i) {
+      const auto bytes = Bytes(16, static_cast<uint8_t>(i));
+      ASSERT_EQ(l3().try_enqueue(bytes.data(), bytes.size()), L3Status::kOk) << "message " << i;
+      const auto in = peer().drain_inputs();
+      ASSERT_EQ(in.size(), 1u) << "message " << i;
+      ASSERT_EQ(in[0].payload, bytes);
+    }
+    if (l3().uses_view()) {
+      const size_t reads = log().count([](const spsq_conf::Access& a) {
+        return (a.kind == AccessKind::kTest || a.kind == AccessKind::kWait) &&
+               a.offset == wire::kInputHead;
+      }, mark);
+      record_observation("head_reads_per_message", std::to_string(static_cast<double>(reads) /
+                                                                  static_cast<double>(messages)));
+    }
+    ExpectHealthy("after cycling the ring three times");
   }
-  if (l3().uses_view()) {
-    const size_t reads = log().count([](const spsq_conf::Access& a) {
-      return (a.kind == AccessKind::kTest || a.kind == AccessKind::kWait) &&
-             a.offset == wire::kInputHead;
-    }, mark);
-    record_observation("head_reads_per_message",
-                       std::to_string(static_cast<double>(reads) / static_cast<double>(messages)));
+  {
+    // A full ring: once L2 releases, the next enqueue goes through at once.
+    SPSQ_JUDGING("W.LIVE.4/ring-room");
+    for (uint64_t i = 0; i < depth; ++i) ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+    EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress) << "ring full";
+    ASSERT_EQ(peer().drain_inputs().size(), depth);
+    EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk)
+        << "W.LIVE.4: L2's releases were not seen when the ring needed room";
+    ASSERT_EQ(peer().drain_inputs().size(), 1u);
+    ExpectHealthy("after the ring had room again");
   }
-  // A full ring: once L2 releases, the next enqueue goes through at once.
-  for (uint64_t i = 0; i < depth; ++i) ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
-  EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress) << "ring full";
-  ASSERT_EQ(peer().drain_inputs().size(), depth);
-  EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk)
-      << "W.LIVE.4: L2's releases were not seen when the ring needed room";
-  ASSERT_EQ(peer().drain_inputs().size(), 1u);
   // A full arena (a fresh queue, so the literal bound alone decides): the same.
+  SPSQ_JUDGING("W.LIVE.4/arena-room");
   Rebuild(region().params());
   const uint64_t half = layout().input_arena_bytes / 2;
   const auto big = Bytes(half, 7);
@@ -167,15 +206,13 @@ TEST_F(L3Liveness, HeadCounterReadsAreTheProducersChoice) {
   EXPECT_EQ(l3().try_enqueue(big.data(), 16), L3Status::kOk)
       << "W.LIVE.4: L2's releases were not seen when the arena needed room";
   ASSERT_EQ(peer().drain_inputs().size(), 1u);
-  ExpectHealthy("after cycling the ring three times");
+  ExpectHealthy("after the arena had room again");
 }
 
 // An impossible input head poisons at the read that sees it, which a
 // producer on a cached head makes only once it needs room; a read that
 // observes it without poisoning is a FAIL.
 TEST_F(L3Liveness, ImpossibleInputHeadPoisonsAtTheReadThatSeesIt) {
-  SPSQ_CLAUSES("W.LIVE.5/cached-room", "W.LIVE.5/needs-room", "W.LIVE.5/observed", "W.CTR.2",
-               "S4.POISON.5");
   const uint64_t depth = layout().depth;
   const int32_t impossible = static_cast<int32_t>(depth + 1);  // delta depth + 1
   peer().set_input_head(impossible);
@@ -191,14 +228,21 @@ TEST_F(L3Liveness, ImpossibleInputHeadPoisonsAtTheReadThatSeesIt) {
                a.offset == wire::kInputHead && a.observed == impossible;
       }, mark);
       if (seen != 0) {
+        SPSQ_JUDGING("W.LIVE.5/observed");
         EXPECT_EQ(s, L3Status::kFailed)
             << "W.LIVE.5: enqueue " << i << " read the impossible head " << impossible
             << " and did not poison\n" << log().dump(mark);
       }
     }
   }
-  EXPECT_LE(published, depth) << "published past the ring without reading the head";
-  ExpectPoisoned(wire::kInvalidDescriptor, "impossible input head");
+  {
+    SPSQ_JUDGING("W.LIVE.5/cached-room");
+    EXPECT_LE(published, depth) << "published past the ring without reading the head";
+  }
+  {
+    SPSQ_JUDGING("W.LIVE.5/needs-room", "W.CTR.2", "S4.POISON.5");
+    ExpectPoisoned(wire::kInvalidDescriptor, "impossible input head");
+  }
   record_observation("published_before_reading_impossible_head", std::to_string(published));
 }
 

@@ -45,27 +45,46 @@ TEST_F(L3Suite, ZeroSessionBitsAreAccepted) {
 }
 
 TEST_F(L3Suite, TryEnqueueReportsAFullRingWithoutPoison) {
-  SPSQ_CLAUSES("S1.TRYENQ.1", "S1.TRYENQ.3/ring-full", "S2.CAP.1", "S2.DEPTH.1", "S4.NOPROG.1");
-  for (uint64_t i = 0; i < layout().depth; ++i) {
-    ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i + 1;
+  {
+    SPSQ_JUDGING("S2.DEPTH.1", "S2.CAP.1");
+    for (uint64_t i = 0; i < layout().depth; ++i) {
+      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i + 1;
+    }
   }
-  EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress) << "depth + 1";
-  ExpectHealthy("ring full");
-  const auto got = peer().drain_inputs();
-  ASSERT_EQ(got.size(), layout().depth) << "capacity is exactly depth";
-  for (uint64_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].seq, i + 1);
+  {
+    SPSQ_JUDGING("S1.TRYENQ.1", "S2.CAP.1", "S4.NOPROG.1");
+    EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress) << "depth + 1";
+  }
+  {
+    SPSQ_JUDGING("S1.TRYENQ.3/ring-full", "S4.NOPROG.1");
+    ExpectHealthy("ring full");
+  }
+  {
+    SPSQ_JUDGING("S2.DEPTH.1", "S2.CAP.1");
+    const auto got = peer().drain_inputs();
+    ASSERT_EQ(got.size(), layout().depth) << "capacity is exactly depth";
+    for (uint64_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].seq, i + 1);
+  }
+  SPSQ_JUDGING("S1.TRYENQ.3/ring-full", "S4.NOPROG.1");  // room once L2 released
   EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
 }
 
 TEST_F(L3Suite, TryEnqueueReportsAFullArenaWithoutPoison) {
-  SPSQ_CLAUSES("S1.TRYENQ.2", "S1.TRYENQ.3/arena-full", "S4.NOPROG.2", "W.ARENA.2");
   const auto big = Bytes(200, 1);
-  ASSERT_EQ(l3().try_enqueue(big.data(), big.size()), L3Status::kOk);
   const auto mid = Bytes(100, 2);
-  EXPECT_EQ(l3().try_enqueue(mid.data(), mid.size()), L3Status::kNoProgress);
-  ExpectHealthy("arena full");
-  peer().drain_inputs();
-  EXPECT_EQ(l3().try_enqueue(mid.data(), mid.size()), L3Status::kOk);
+  {
+    // An acceptance would place 100 bytes over the 200 unreleased.
+    SPSQ_JUDGING("S1.TRYENQ.2", "S4.NOPROG.2", "W.ARENA.2");
+    ASSERT_EQ(l3().try_enqueue(big.data(), big.size()), L3Status::kOk);
+    EXPECT_EQ(l3().try_enqueue(mid.data(), mid.size()), L3Status::kNoProgress);
+  }
+  {
+    SPSQ_JUDGING("S1.TRYENQ.3/arena-full", "S4.NOPROG.2");
+    ExpectHealthy("arena full");
+    peer().drain_inputs();
+    EXPECT_EQ(l3().try_enqueue(mid.data(), mid.size()), L3Status::kOk);
+  }
+  SPSQ_JUDGING("W.ARENA.2", "S4.NOPROG.2");  // placed where the model's bound allows
   Message m;
   ASSERT_TRUE(peer().poll_input(&m));
   EXPECT_EQ(m.payload, mid);
@@ -81,7 +100,7 @@ TEST_F(L3Suite, NoOutputIsNoProgress) {
 }
 
 TEST_F(L3Suite, DequeueIntoCopiesAndReleasesInOneCall) {
-  SPSQ_CLAUSES("S1.DEQ.1", "S2.ERROR.1", "S2.OPC.4", "S2.SEQ.3", "S0.PURPOSE.1/output-fifo");
+  SPSQ_CLAUSES("S1.DEQ.1");
   std::vector<uint8_t> err(32);
   // Payload bytes that look like a descriptor.
   wire::encode_descriptor(wire::Descriptor{9, wire::kStop, 1, 1}, err.data());
@@ -90,13 +109,26 @@ TEST_F(L3Suite, DequeueIntoCopiesAndReleasesInOneCall) {
   std::vector<uint8_t> buf(64);
   L3Message m;
   ASSERT_EQ(l3().try_dequeue_into(buf.data(), buf.size(), &m), L3Status::kOk);
-  EXPECT_EQ(m.opcode, wire::kError);
-  EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + 32), err);
+  {
+    SPSQ_JUDGING("S2.ERROR.1", "S2.OPC.4");
+    EXPECT_EQ(m.opcode, wire::kError);
+  }
+  {
+    SPSQ_JUDGING("S1.DEQ.1", "S2.ERROR.1", "S2.SEQ.3");
+    EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + 32), err);
+  }
   EXPECT_EQ(peer().counter(wire::kOutputHead), 1) << "dequeue_into releases";
   ASSERT_EQ(l3().dequeue_into(buf.data(), buf.size(), 1000, &m), L3Status::kOk);
-  EXPECT_EQ(m.seq, 2u);
-  EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + 40), Bytes(40, 0));
+  {
+    SPSQ_JUDGING("S0.PURPOSE.1/output-fifo");
+    EXPECT_EQ(m.seq, 2u);
+  }
+  {
+    SPSQ_JUDGING("S1.DEQ.1", "S2.SEQ.3");
+    EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + 40), Bytes(40, 0));
+  }
   EXPECT_EQ(peer().counter(wire::kOutputHead), 2);
+  SPSQ_JUDGING("S1.DEQ.1", "S2.OPC.4");  // an ERROR output leaves L3 live
   ExpectHealthy("after ERROR and DATA");
 }
 

@@ -50,61 +50,121 @@ class L3Publication : public L3Suite {
 // ---------------------------------------------------------- blocking calls
 
 TEST_F(L3Publication, EnqueueOnAFullRingEndsAtItsDeadlineWithoutPoison) {
-  SPSQ_CLAUSES("S3.TO.6/enqueue-ring", "S3.TO.8/enqueue-ring", "S3.TO.6/recovers",
-               "S4.NOPROG.4");
-  FillInputRing();
-  const uint64_t t0 = VirtualClock::peek();
   const auto b = Bytes(16, 3);
-  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kTimedOut);
-  EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "enqueue(5000) ended early or late";
-  ExpectHealthy("enqueue timed out on a full ring");
-  EXPECT_EQ(InputTail(), static_cast<int32_t>(layout().depth)) << "nothing was published";
+  uint64_t t0 = 0;
+  {
+    SPSQ_JUDGING("S3.TO.6/enqueue-ring", "S4.NOPROG.4");
+    FillInputRing();
+    t0 = VirtualClock::peek();
+    EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kTimedOut);
+  }
+  {
+    SPSQ_JUDGING("S3.TO.8/enqueue-ring");
+    EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "enqueue(5000) ended early or late";
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/enqueue-ring", "S4.NOPROG.4");
+    ExpectHealthy("enqueue timed out on a full ring");
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/enqueue-ring");
+    EXPECT_EQ(InputTail(), static_cast<int32_t>(layout().depth)) << "nothing was published";
+  }
+  SPSQ_JUDGING("S3.TO.6/recovers");
   peer().drain_inputs();
   EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kOk) << "room after the timeout";
 }
 
 TEST_F(L3Publication, EnqueueOnAFullArenaEndsAtItsDeadlineWithoutPoison) {
-  SPSQ_CLAUSES("S3.TO.6/enqueue-arena", "S3.TO.8/enqueue-arena", "S3.TO.6/recovers",
-               "S4.NOPROG.4");
-  FillInputArena();
-  const uint64_t t0 = VirtualClock::peek();
   const auto b = Bytes(64, 4);
-  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 6000), L3Status::kTimedOut);
-  EXPECT_EQ(VirtualClock::peek() - t0, 6000u) << "enqueue(6000) ended early or late";
-  ExpectHealthy("enqueue timed out on a full arena");
-  EXPECT_EQ(InputTail(), 1) << "nothing was published";
+  uint64_t t0 = 0;
+  {
+    SPSQ_JUDGING("S3.TO.6/enqueue-arena", "S4.NOPROG.4");
+    FillInputArena();
+    t0 = VirtualClock::peek();
+    EXPECT_EQ(l3().enqueue(b.data(), b.size(), 6000), L3Status::kTimedOut);
+  }
+  {
+    SPSQ_JUDGING("S3.TO.8/enqueue-arena");
+    EXPECT_EQ(VirtualClock::peek() - t0, 6000u) << "enqueue(6000) ended early or late";
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/enqueue-arena", "S4.NOPROG.4");
+    ExpectHealthy("enqueue timed out on a full arena");
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/enqueue-arena");
+    EXPECT_EQ(InputTail(), 1) << "nothing was published";
+  }
+  SPSQ_JUDGING("S3.TO.6/recovers");
   peer().drain_inputs();
   EXPECT_EQ(l3().enqueue(b.data(), b.size(), 6000), L3Status::kOk) << "room after the timeout";
 }
 
 TEST_F(L3Publication, PeekAndDequeueOnAnEmptyQueueEndAtTheirDeadlines) {
-  SPSQ_CLAUSES("S3.TO.6/peek", "S3.TO.8/peek", "S3.TO.6/dequeue", "S3.TO.8/dequeue",
-               "S3.TO.6/recovers", "S4.NOPROG.4");
   uint64_t t0 = VirtualClock::peek();
   L3Message m;
-  EXPECT_EQ(l3().peek(3000, &m), L3Status::kTimedOut);
-  EXPECT_EQ(VirtualClock::peek() - t0, 3000u) << "peek(3000) ended early or late";
-  ExpectHealthy("peek timed out");
+  {
+    SPSQ_JUDGING("S3.TO.6/peek", "S4.NOPROG.4/l3-peek");
+    EXPECT_EQ(l3().peek(3000, &m), L3Status::kTimedOut);
+  }
+  {
+    SPSQ_JUDGING("S3.TO.8/peek");
+    EXPECT_EQ(VirtualClock::peek() - t0, 3000u) << "peek(3000) ended early or late";
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/peek", "S4.NOPROG.4/l3-peek");
+    ExpectHealthy("peek timed out");
+  }
   t0 = VirtualClock::peek();
   std::vector<uint8_t> buf(64, 0xEE);
-  EXPECT_EQ(l3().dequeue_into(buf.data(), buf.size(), 4000, &m), L3Status::kTimedOut);
-  EXPECT_EQ(VirtualClock::peek() - t0, 4000u) << "dequeue_into(4000) ended early or late";
-  EXPECT_EQ(buf, std::vector<uint8_t>(64, 0xEE)) << "a timed-out dequeue wrote the buffer";
-  ExpectHealthy("dequeue_into timed out");
-  EXPECT_EQ(peer().counter(wire::kOutputHead), 0);
+  {
+    SPSQ_JUDGING("S3.TO.6/dequeue", "S4.NOPROG.4/l3-dequeue");
+    EXPECT_EQ(l3().dequeue_into(buf.data(), buf.size(), 4000, &m), L3Status::kTimedOut);
+  }
+  {
+    SPSQ_JUDGING("S3.TO.8/dequeue");
+    EXPECT_EQ(VirtualClock::peek() - t0, 4000u) << "dequeue_into(4000) ended early or late";
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/dequeue");
+    EXPECT_EQ(buf, std::vector<uint8_t>(64, 0xEE)) << "a timed-out dequeue wrote the buffer";
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/dequeue", "S4.NOPROG.4/l3-dequeue");
+    ExpectHealthy("dequeue_into timed out");
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/peek", "S3.TO.6/dequeue");  // nothing released
+    EXPECT_EQ(peer().counter(wire::kOutputHead), 0);
+  }
+  SPSQ_JUDGING("S3.TO.6/recovers");
   Outputs(1, 8);
   EXPECT_EQ(l3().dequeue_into(buf.data(), buf.size(), 4000, &m), L3Status::kOk);
   EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + 8), Bytes(8, 0));
 }
 
 TEST_F(L3Publication, RequestStopWithNoRoomEndsAtItsDeadlineWithoutPoison) {
-  SPSQ_CLAUSES("S3.TO.6/stop", "S3.TO.8/stop", "S3.TO.6/recovers", "S4.NOPROG.4");
-  FillInputRing();
-  const uint64_t t0 = VirtualClock::peek();
-  EXPECT_EQ(l3().request_stop(5000), L3Status::kTimedOut);
-  EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "request_stop(5000) ended early or late";
-  ExpectHealthy("request_stop timed out on a full ring");
-  EXPECT_EQ(InputTail(), static_cast<int32_t>(layout().depth)) << "no STOP was published";
+  uint64_t t0 = 0;
+  {
+    SPSQ_JUDGING("S3.TO.6/stop", "S4.NOPROG.4");
+    FillInputRing();
+    t0 = VirtualClock::peek();
+    EXPECT_EQ(l3().request_stop(5000), L3Status::kTimedOut);
+  }
+  {
+    SPSQ_JUDGING("S3.TO.8/stop");
+    EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "request_stop(5000) ended early or late";
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/stop", "S4.NOPROG.4");
+    ExpectHealthy("request_stop timed out on a full ring");
+  }
+  {
+    SPSQ_JUDGING("S3.TO.6/stop");
+    EXPECT_EQ(InputTail(), static_cast<int32_t>(layout().depth)) << "no STOP was published";
+  }
+  SPSQ_JUDGING("S3.TO.6/recovers");
   peer().drain_inputs();
   EXPECT_EQ(l3().request_stop(5000), L3Status::kOk) << "room for STOP after the timeout";
   Message m;
@@ -196,55 +256,106 @@ TEST_F(L3Publication, BlockingCallsSucceedWhenL2ActsInTime) {
 class L3ProducerOrder : public L3Publication {
  protected:
   // Enqueues n bytes and judges the producer sequence of that publication.
-  void Judge(const char* where, uint64_t n) {
+  // Each check sits in a block of the cases it judges and of `at`, the
+  // S3.PUB.1 position case the publication stands for (none at an ordinary
+  // position): a wrong order after a skip FAILs both the order's case and
+  // after-skip.
+  template <typename... Position>
+  void Judge(const char* where, uint64_t n, Position... at) {
     const auto bytes = Bytes(n, static_cast<uint8_t>(n + 9));
     const uint64_t k = peer().inputs_taken();
     const size_t mark = log().mark();
-    ASSERT_EQ(l3().try_enqueue(n ? bytes.data() : nullptr, n), L3Status::kOk) << where;
     Message m;
-    ASSERT_TRUE(peer().poll_input(&m)) << where;
+    {
+      SPSQ_JUDGING("S3.PUB.1/reserve-write", at...);
+      ASSERT_EQ(l3().try_enqueue(n ? bytes.data() : nullptr, n), L3Status::kOk) << where;
+      ASSERT_TRUE(peer().poll_input(&m)) << where;
+    }
     const uint64_t off = n != 0 ? m.offset : 0;
     const PublishOrder s =
         FindPublishOrder(log(), mark, layout().input_slot(k), layout().input_arena,
                          layout().input_arena_bytes, off, n, wire::kInputTail);
     const std::string trace = std::string(where) + ":\n" + log().dump(mark);
-    EXPECT_EQ(m.seq, k + 1) << where;
-    EXPECT_EQ(m.payload, bytes) << where << ": the enqueued bytes reach L2";
-    if (n != 0) {
-      EXPECT_NE(s.payload_done, npos) << "payload not written through the view: " << trace;
-      EXPECT_LT(s.payload_done, s.body_first) << "payload visible before the fields: " << trace;
-      EXPECT_LT(s.payload_last, s.seq_first) << "payload written after the seq: " << trace;
-      EXPECT_LT(s.payload_last, s.tail) << "payload written after the tail: " << trace;
+    {
+      SPSQ_JUDGING("S3.PUB.1/reserve-write", at...);
+      EXPECT_EQ(m.seq, k + 1) << where;
+      EXPECT_EQ(m.payload, bytes) << where << ": the enqueued bytes reach L2";
+      EXPECT_EQ(s.stray, npos) << "arena bytes written outside the message's span: " << trace;
     }
-    EXPECT_EQ(s.stray, npos) << "arena bytes written outside the message's span: " << trace;
-    EXPECT_NE(s.body_done, npos) << "descriptor bytes 8..31 not all written: " << trace;
-    EXPECT_NE(s.seq_done, npos) << "no write of the seq: " << trace;
-    EXPECT_NE(s.tail, npos) << "no tail publish: " << trace;
-    EXPECT_FALSE(s.seq_with_body) << "seq written together with bytes 8..31: " << trace;
-    EXPECT_LT(s.body_done, s.seq_first) << "all of bytes 8..31 precede the seq: " << trace;
-    EXPECT_LT(s.body_last, s.seq_first) << "bytes 8..31 written after the seq: " << trace;
-    EXPECT_LT(s.seq_done, s.tail) << "the seq precedes the tail: " << trace;
-    EXPECT_EQ(InputTail(), wire::low32(k + 1)) << where;
+    if (n != 0) {
+      {
+        SPSQ_JUDGING("S3.PUB.1/visible-fields", "S3.PUB.2/before-seq", "S3.PUB.2/before-tail",
+                     at...);
+        EXPECT_NE(s.payload_done, npos) << "payload not written through the view: " << trace;
+      }
+      {
+        SPSQ_JUDGING("S3.PUB.1/visible-fields", at...);
+        EXPECT_LT(s.payload_done, s.body_first) << "payload visible before the fields: "
+                                                << trace;
+      }
+      {
+        SPSQ_JUDGING("S3.PUB.2/before-seq", "S3.PUB.2/no-late-payload", at...);
+        EXPECT_LT(s.payload_last, s.seq_first) << "payload written after the seq: " << trace;
+      }
+      {
+        SPSQ_JUDGING("S3.PUB.2/before-tail", at...);
+        EXPECT_LT(s.payload_last, s.tail) << "payload written after the tail: " << trace;
+      }
+    }
+    {
+      SPSQ_JUDGING("S3.PUB.1/fields-seq", "W.ORDER.1/body-first", at...);
+      EXPECT_NE(s.body_done, npos) << "descriptor bytes 8..31 not all written: " << trace;
+      EXPECT_LT(s.body_done, s.seq_first) << "all of bytes 8..31 precede the seq: " << trace;
+    }
+    {
+      SPSQ_JUDGING("S3.PUB.1/seq-tail", "W.ORDER.1/seq-then-tail", at...);
+      EXPECT_NE(s.seq_done, npos) << "no write of the seq: " << trace;
+      EXPECT_NE(s.tail, npos) << "no tail publish: " << trace;
+    }
+    {
+      SPSQ_JUDGING("W.ORDER.1/seq-separate", at...);
+      EXPECT_FALSE(s.seq_with_body) << "seq written together with bytes 8..31: " << trace;
+    }
+    {
+      SPSQ_JUDGING("S3.PUB.1/fields-seq", "W.ORDER.1/no-late-body", at...);
+      EXPECT_LT(s.body_last, s.seq_first) << "bytes 8..31 written after the seq: " << trace;
+    }
+    {
+      SPSQ_JUDGING("S3.PUB.1/seq-tail", "W.ORDER.1/seq-then-tail", at...);
+      EXPECT_LT(s.seq_done, s.tail) << "the seq precedes the tail: " << trace;
+      EXPECT_EQ(InputTail(), wire::low32(k + 1)) << where;
+    }
     peer().release_inputs(1);
   }
 };
 
+// The positions S3.PUB.1 names open a block of their own too: it records the
+// case and takes what fails there outside the helper's blocks.
 TEST_F(L3ProducerOrder, ProducerSequencePayloadFieldsSeqTail) {
-  SPSQ_CLAUSES("S3.PUB.1/reserve-write", "S3.PUB.1/visible-fields", "S3.PUB.1/fields-seq",
-               "S3.PUB.1/seq-tail", "S3.PUB.1/zero-byte", "S3.PUB.1/reused-slot",
-               "S3.PUB.1/after-skip", "S3.PUB.1/exact-end", "S3.PUB.2/before-seq",
-               "S3.PUB.2/before-tail", "S3.PUB.2/no-late-payload", "W.ORDER.1/body-first",
-               "W.ORDER.1/seq-separate", "W.ORDER.1/seq-then-tail", "W.ORDER.1/no-late-body");
   if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
   const uint64_t arena = layout().input_arena_bytes;
   Judge("first message, 24 bytes", 24);
-  Judge("zero-byte message", 0);
+  {
+    SPSQ_JUDGING("S3.PUB.1/zero-byte");
+    Judge("zero-byte message", 0, "S3.PUB.1/zero-byte");
+  }
   Judge("40 bytes", 40);
-  Judge("ends exactly at the arena end", arena - 64);
+  {
+    SPSQ_JUDGING("S3.PUB.1/exact-end");
+    Judge("ends exactly at the arena end", arena - 64, "S3.PUB.1/exact-end");
+  }
   Judge("200 bytes from the arena start", 200);
-  Judge("100 bytes after skipping the arena tail", 100);
+  {
+    SPSQ_JUDGING("S3.PUB.1/after-skip");
+    Judge("100 bytes after skipping the arena tail", 100, "S3.PUB.1/after-skip");
+  }
   while (peer().inputs_taken() % layout().depth != 0) Judge("filler", 8);
-  Judge("slot 0 reused after a ring wrap", 24);
+  {
+    SPSQ_JUDGING("S3.PUB.1/reused-slot");
+    Judge("slot 0 reused after a ring wrap", 24, "S3.PUB.1/reused-slot");
+  }
+  // Every publication went through without poisoning L3.
+  SPSQ_JUDGING("S3.PUB.1/reserve-write");
   ExpectHealthy("producer sequence");
 }
 
@@ -282,11 +393,10 @@ TEST_F(L3Publication, CountersHoldTheLow32BitsOfTheCounts) {
 }
 
 TEST_F(L3Publication, FollowsL2ProgressObservedInSteps) {
-  SPSQ_CLAUSES("S3.CTR.2/step-one", "S3.CTR.2/step-depth", "S3.CTR.2/step-mixed",
-               "S3.CTR.2/head-steps", "W.CTR.2/full-depth", "S3.CTR.3/exact-depth");
   const uint64_t depth = layout().depth;
   uint64_t next_seq = 1;
-  for (uint64_t step : {uint64_t{1}, depth, depth - 1, uint64_t{1}, depth}) {
+  // L2 advances the output tail by `step` at once; L3 hands out each in order.
+  auto follow = [&](uint64_t step) {
     Outputs(step, 0);
     for (uint64_t i = 0; i < step; ++i) {
       L3Message m;
@@ -294,13 +404,37 @@ TEST_F(L3Publication, FollowsL2ProgressObservedInSteps) {
       EXPECT_EQ(m.seq, next_seq++);
       ASSERT_EQ(l3().release(m), L3Status::kOk);
     }
+    ExpectHealthy("stepped progress");
+  };
+  {
+    SPSQ_JUDGING("S3.CTR.2/step-one");
+    ASSERT_NO_FATAL_FAILURE(follow(1));
   }
-  // The input head advanced by L2 by depth at once, then 1.
-  for (int round = 0; round < 3; ++round) {
-    FillInputRing();
-    EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);
-    peer().drain_inputs();
+  {
+    SPSQ_JUDGING("S3.CTR.2/step-depth", "W.CTR.2/full-depth", "S3.CTR.3/exact-depth");
+    ASSERT_NO_FATAL_FAILURE(follow(depth));
   }
+  {
+    SPSQ_JUDGING("S3.CTR.2/step-mixed");
+    ASSERT_NO_FATAL_FAILURE(follow(depth - 1));
+    ASSERT_NO_FATAL_FAILURE(follow(1));
+  }
+  {
+    SPSQ_JUDGING("S3.CTR.2/step-depth", "W.CTR.2/full-depth", "S3.CTR.3/exact-depth");
+    ASSERT_NO_FATAL_FAILURE(follow(depth));
+  }
+  // The input head advanced by L2 by depth at once (from 0, then from depth),
+  // then 1.
+  {
+    SPSQ_JUDGING("S3.CTR.2/head-steps", "W.CTR.2/full-depth", "S3.CTR.3/exact-depth");
+    for (int round = 0; round < 3; ++round) {
+      FillInputRing();
+      EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);
+      peer().drain_inputs();
+    }
+    ExpectHealthy("input head stepped by depth");
+  }
+  SPSQ_JUDGING("S3.CTR.2/head-steps");
   FillInputRing();
   TakeOneInput();
   EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "one slot freed by a step of 1";
@@ -530,17 +664,33 @@ TEST_F(L3Publication, RemoteAbortIsReportedWithoutRaisingTheInitiatorFlag) {
 }
 
 TEST_F(L3Publication, PeerFlagBelowOneIsNotRaised) {
-  SPSQ_CLAUSES("W.FLAG.2/zero", "W.FLAG.2/minus-1", "W.FLAG.2/int-min", "S3.TO.7/down",
-               "S3.TO.6/peek", "S3.TO.6/enqueue-ring");
-  for (int32_t flag : {0, -1, kMin}) {
+  // `flag_case` joins each call's block: a flag taken as raised FAILs its
+  // value's case, the call's timeout case and S3.TO.7/down together.
+  auto not_raised = [&](int32_t flag, const char* flag_case) {
     Rebuild(QueueParams());
     peer().set_peer_flag(flag);
-    L3Message m;
-    EXPECT_EQ(l3().peek(2000, &m), L3Status::kTimedOut) << "flag " << flag << " is not raised";
-    ExpectHealthy(("peek, L2 flag " + std::to_string(flag)).c_str());
+    {
+      SPSQ_JUDGING(flag_case, "S3.TO.7/down", "S3.TO.6/peek");
+      L3Message m;
+      EXPECT_EQ(l3().peek(2000, &m), L3Status::kTimedOut) << "flag " << flag << " is not raised";
+      ExpectHealthy(("peek, L2 flag " + std::to_string(flag)).c_str());
+    }
+    SPSQ_JUDGING(flag_case, "S3.TO.7/down", "S3.TO.6/enqueue-ring");
     FillInputRing();
     EXPECT_EQ(l3().enqueue(nullptr, 0, 2000), L3Status::kTimedOut) << "flag " << flag;
     ExpectHealthy(("enqueue, L2 flag " + std::to_string(flag)).c_str());
+  };
+  {
+    SPSQ_JUDGING("W.FLAG.2/zero", "S3.TO.7/down");
+    not_raised(0, "W.FLAG.2/zero");
+  }
+  {
+    SPSQ_JUDGING("W.FLAG.2/minus-1", "S3.TO.7/down");
+    not_raised(-1, "W.FLAG.2/minus-1");
+  }
+  {
+    SPSQ_JUDGING("W.FLAG.2/int-min", "S3.TO.7/down");
+    not_raised(kMin, "W.FLAG.2/int-min");
   }
 }
 

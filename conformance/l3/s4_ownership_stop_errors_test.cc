@@ -239,28 +239,51 @@ TEST_F(L3Ownership, RequestStopWaitsNeitherForL2NorForOutputs) {
 // ---------------------------------------------------------- no-progress
 
 TEST_F(L3Ownership, FullInputRingAndArenaAreNoProgress) {
-  SPSQ_CLAUSES("S4.NOPROG.1/l3-try", "S4.NOPROG.1/l3-blocking", "S4.NOPROG.2/l3-try",
-               "S4.NOPROG.2/l3-blocking", "S4.NOPROG.4/l3-enqueue", "S4.NOPROG.4/l3-stop");
-  ASSERT_EQ(peer().counter(wire::kPeerFlag), 0);
-  for (uint64_t i = 0; i < layout().depth; ++i) {
-    ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i;
-  }
   const auto b = Bytes(8, 1);
-  EXPECT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kNoProgress) << "ring full";
-  EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kTimedOut) << "ring full";
-  EXPECT_EQ(l3().request_stop(5000), L3Status::kTimedOut) << "ring full: STOP has no slot";
-  ExpectHealthy("input ring full");
-  Message m;
-  ASSERT_TRUE(peer().poll_input(&m));
-  peer().release_inputs(1);
-  EXPECT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk) << "room once L2 released";
+  {
+    SPSQ_JUDGING("S4.NOPROG.4/l3-enqueue", "S4.NOPROG.4/l3-stop");
+    ASSERT_EQ(peer().counter(wire::kPeerFlag), 0);  // timeouts with no peer abort flag
+  }
+  {
+    SPSQ_JUDGING("S4.NOPROG.1/l3-try");
+    for (uint64_t i = 0; i < layout().depth; ++i) {
+      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i;
+    }
+    EXPECT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kNoProgress) << "ring full";
+    ExpectHealthy("try_enqueue, input ring full");
+  }
+  {
+    SPSQ_JUDGING("S4.NOPROG.1/l3-blocking", "S4.NOPROG.4/l3-enqueue");
+    EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kTimedOut) << "ring full";
+    ExpectHealthy("enqueue, input ring full");
+  }
+  {
+    SPSQ_JUDGING("S4.NOPROG.1/l3-blocking", "S4.NOPROG.4/l3-stop");
+    EXPECT_EQ(l3().request_stop(5000), L3Status::kTimedOut) << "ring full: STOP has no slot";
+    ExpectHealthy("request_stop, input ring full");
+  }
+  {
+    SPSQ_JUDGING("S4.NOPROG.1/l3-try", "S4.NOPROG.1/l3-blocking");  // non-terminal
+    Message m;
+    ASSERT_TRUE(peer().poll_input(&m));
+    peer().release_inputs(1);
+    EXPECT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk) << "room once L2 released";
+  }
   // The arena: 200 of 256 bytes unreleased leave no room for 100.
-  Rebuild(QueueParams());
   const auto big = Bytes(200, 2), more = Bytes(100, 3);
-  ASSERT_EQ(l3().try_enqueue(big.data(), big.size()), L3Status::kOk);
-  EXPECT_EQ(l3().try_enqueue(more.data(), more.size()), L3Status::kNoProgress) << "arena full";
-  EXPECT_EQ(l3().enqueue(more.data(), more.size(), 5000), L3Status::kTimedOut) << "arena full";
-  ExpectHealthy("input arena full");
+  {
+    SPSQ_JUDGING("S4.NOPROG.2/l3-try");
+    Rebuild(QueueParams());
+    ASSERT_EQ(l3().try_enqueue(big.data(), big.size()), L3Status::kOk);
+    EXPECT_EQ(l3().try_enqueue(more.data(), more.size()), L3Status::kNoProgress) << "arena full";
+    ExpectHealthy("try_enqueue, input arena full");
+  }
+  {
+    SPSQ_JUDGING("S4.NOPROG.2/l3-blocking", "S4.NOPROG.4/l3-enqueue");
+    EXPECT_EQ(l3().enqueue(more.data(), more.size(), 5000), L3Status::kTimedOut) << "arena full";
+    ExpectHealthy("enqueue, input arena full");
+  }
+  SPSQ_JUDGING("S4.NOPROG.2/l3-try", "S4.NOPROG.2/l3-blocking");  // non-terminal
   peer().drain_inputs();
   EXPECT_EQ(l3().enqueue(more.data(), more.size(), 5000), L3Status::kOk)
       << "room once L2 released";

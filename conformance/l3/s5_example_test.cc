@@ -49,7 +49,8 @@ TEST_F(L3Suite, TheSectionFiveScenarioFromL3) {
   ASSERT_TRUE(peer().poll_input(&b));
   ASSERT_TRUE(peer().poll_input(&stop));
   EXPECT_EQ(stop.opcode, wire::kStop);
-  const auto combined = header(wire::load_le64(a.payload.data()), 30, wire::load_le64(b.payload.data()));
+  const auto combined =
+      header(wire::load_le64(a.payload.data()), 30, wire::load_le64(b.payload.data()));
   ASSERT_EQ(peer().publish_data(combined), Enqueue::kOk);
   peer().release_inputs(3);
   ASSERT_EQ(l3().dequeue_into(buf.data(), buf.size(), 1000, &m), L3Status::kOk);
