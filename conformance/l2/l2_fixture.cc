@@ -82,15 +82,27 @@ bool L2Test::send(uint64_t opcode, const std::vector<uint8_t>& bytes) {
 }
 
 void L2Test::ExpectHealthy(const char* context) {
-  EXPECT_TRUE(ep().live()) << context << ": endpoint not live: " << Api::message(ep());
-  EXPECT_EQ(kind(), wire::kKindNone)
-      << context << ": ordinary no-progress must leave error().kind NONE (S3.TO.5); saw "
-      << wire::kind_name(kind()) << ": " << Api::message(ep());
-  EXPECT_EQ(peer().l2_flag(), 0) << context << ": L2 abort flag raised";
+  // Live is what the caller's clause demands (this call is no poison); the
+  // kind and the flag of a live endpoint are judged apart, and only once it is
+  // live, so a poison FAILs the caller's clause and not these too.
+  ASSERT_TRUE(ep().live()) << context << ": endpoint not live: " << Api::message(ep());
+  {
+    SPSQ_JUDGING("S3.TO.5");
+    EXPECT_EQ(kind(), wire::kKindNone)
+        << context << ": ordinary no-progress must leave error().kind NONE (S3.TO.5); saw "
+        << wire::kind_name(kind()) << ": " << Api::message(ep());
+  }
+  {
+    SPSQ_JUDGING("W.FLAG.1/l2");
+    EXPECT_EQ(peer().l2_flag(), 0) << context << ": L2 abort flag raised without a poison";
+  }
 }
 
 void L2Test::ExpectPoisoned(uint32_t want_kind, uint32_t want_op, const char* context) {
-  EXPECT_FALSE(ep().live()) << context << ": S4.POISON.10: still live after poison";
+  // Not live and the kind: the poison itself, judged by the caller's clause
+  // (its cause). The flag, the message and the op describe a poison, so they
+  // are judged apart and only once there is one.
+  ASSERT_FALSE(ep().live()) << context << ": still live: the call did not poison";
   if (want_kind != 0) {
     EXPECT_EQ(kind(), want_kind) << context << ": want " << wire::kind_name(want_kind)
                                  << ", saw " << wire::kind_name(kind()) << ": "
@@ -98,16 +110,55 @@ void L2Test::ExpectPoisoned(uint32_t want_kind, uint32_t want_op, const char* co
   } else {
     EXPECT_NE(kind(), wire::kKindNone) << context << ": poisoned without an error kind";
   }
-  EXPECT_EQ(peer().l2_flag(), 1) << context
-                                 << ": S4.POISON.11/W.FLAG.1: a local poison sets the L2 abort "
-                                    "flag (offset 320) to 1";
-  const size_t sets = log().count([](const spsq_conf::Access& a) {
-    return a.kind == AccessKind::kNotify && a.offset == wire::kPeerFlag;
-  });
-  EXPECT_EQ(sets, 1u) << context << ": W.FLAG.1: the abort flag is Set exactly once";
-  EXPECT_NE(Api::message(ep())[0], '\0') << context << ": W.ERR.1: empty error message";
-  EXPECT_EQ(op(), want_op) << context << ": W.ENUM.3: error().op names the poisoning call: want "
-                           << want_op << ", saw " << op();
+  {
+    SPSQ_JUDGING("S4.POISON.11/l2-first");
+    EXPECT_EQ(peer().l2_flag(), 1) << context
+                                   << ": S4.POISON.11: a local poison sets the L2 abort "
+                                      "flag (offset 320) to 1";
+  }
+  {
+    SPSQ_JUDGING("W.FLAG.1/l2", "S4.POISON.11/l2-repeat");
+    const size_t sets = log().count([](const spsq_conf::Access& a) {
+      return a.kind == AccessKind::kNotify && a.offset == wire::kPeerFlag;
+    });
+    EXPECT_EQ(sets, 1u) << context << ": W.FLAG.1: the abort flag is Set exactly once";
+  }
+  {
+    SPSQ_JUDGING("W.ERR.1/poison");
+    EXPECT_NE(Api::message(ep())[0], '\0') << context << ": W.ERR.1: empty error message";
+  }
+  const auto expect_op = [&] {
+    EXPECT_EQ(op(), want_op) << context
+                             << ": W.ENUM.3: error().op names the poisoning call: want "
+                             << want_op << ", saw " << op();
+  };
+  // One block per call, so the op judges its own case of W.ENUM.3.
+  switch (want_op) {
+    case wire::kOpInputTryPeek: {
+      SPSQ_JUDGING("W.ENUM.3/try-peek");
+      expect_op();
+      break;
+    }
+    case wire::kOpInputRelease: {
+      SPSQ_JUDGING("W.ENUM.3/release");
+      expect_op();
+      break;
+    }
+    case wire::kOpOutputTryReserve: {
+      SPSQ_JUDGING("W.ENUM.3/try-reserve");
+      expect_op();
+      break;
+    }
+    case wire::kOpOutputPublish: {
+      SPSQ_JUDGING("W.ENUM.3/publish");
+      expect_op();
+      break;
+    }
+    default: {
+      SPSQ_JUDGING("W.ENUM.3");
+      expect_op();
+    }
+  }
 }
 
 void L2Test::RecordKind(const char* cause) {

@@ -87,6 +87,16 @@ class Queue : public QueueRegion {
   std::unique_ptr<ScriptedL3> peer_;
 };
 
+// The i-th case of a loop over cases, for the SPSQ_JUDGING block of one
+// pass: the tokens are written inside the block's call, where the
+// traceability gate reads them.
+//   SPSQ_JUDGING(nth_case(i, {"S4.L2OUT.4/sized", "S4.L2OUT.4/zero-byte"}));
+inline const char* nth_case(size_t i, std::initializer_list<const char*> cases) {
+  if (i < cases.size()) return cases.begin()[i];
+  ADD_FAILURE() << "no case token for pass " << i;
+  return "";
+}
+
 // Base fixture: a default queue and an endpoint with the certified window.
 class L2Test : public ::testing::Test {
  protected:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "conformance/l2/l2_fixture.h"
+#include "spsq_cert/mi0.h"
 
 namespace spsq_conf {
 namespace {
@@ -40,7 +41,10 @@ class CreateBind : public L2Test {
   void ExpectRejected(const Binding& b, uint32_t want_kind, const char* what) {
     const size_t mark = log().mark();
     auto e = q().make_endpoint_from<N>(b);
-    EXPECT_FALSE(e->live()) << what << ": endpoint went live";
+    // Not live, the kind, no access and no flag are the caller's clause; the
+    // op and the message describe an error, so they are judged apart and only
+    // once there is one.
+    ASSERT_FALSE(e->live()) << what << ": endpoint went live";
     const uint32_t k = EndpointAccess<EndpointT<N>>::kind(*e);
     if (want_kind != 0) {
       EXPECT_EQ(k, want_kind) << what << ": saw " << wire::kind_name(k) << ": "
@@ -48,10 +52,14 @@ class CreateBind : public L2Test {
     } else {
       EXPECT_NE(k, wire::kKindNone) << what;
     }
-    EXPECT_EQ(EndpointAccess<EndpointT<N>>::op(*e), wire::kOpInit) << what << ": W.ENUM.3";
     EXPECT_EQ(log().shared_accesses_since(mark), 0u)
         << what << ": a rejected construction touched shared memory:\n" << log().dump(mark);
     EXPECT_EQ(peer().l2_flag(), 0) << what << ": construction errors never raise the flag";
+    {
+      SPSQ_JUDGING("W.ENUM.3/init");
+      EXPECT_EQ(EndpointAccess<EndpointT<N>>::op(*e), wire::kOpInit) << what << ": W.ENUM.3";
+    }
+    SPSQ_JUDGING("W.ERR.1/construction");
     const char* m = EndpointAccess<EndpointT<N>>::message(*e);
     const size_t cap = EndpointAccess<EndpointT<N>>::message_capacity(*e);
     EXPECT_LT(strnlen(m, cap), cap) << what << ": W.ERR.1: message not NUL-terminated";
@@ -122,13 +130,15 @@ class CreateBind : public L2Test {
 };
 
 TEST_F(CreateBind, DecodesTenScalarsInSpecOrder) {
-  SPSQ_CLAUSES("S0.BIND.1/l2-decode", "S1.BIND.ORDER/l2", "S1.MAGIC.1/l2-accepts",
-               "W.CONST.1/l2-accepts", "W.BIND.1/valid");
+  SPSQ_CLAUSES("S0.BIND.1/l2-decode", "S1.BIND.ORDER/l2");
   EXPECT_EQ(Api::kScalarCount, 10u);
   const auto s = q().scalars();
-  EXPECT_EQ(s[0], 0x5350535100010000ull);
   Binding b = Sentinel();
-  ASSERT_TRUE(Api::decode(s.data(), s.size(), &b));
+  {
+    SPSQ_JUDGING("S1.MAGIC.1/l2-accepts", "W.CONST.1/l2-accepts", "W.BIND.1/valid");
+    EXPECT_EQ(s[0], 0x5350535100010000ull);
+    ASSERT_TRUE(Api::decode(s.data(), s.size(), &b));
+  }
   const wire::BindingFields f = q().fields();
   EXPECT_EQ(b.magic_version, f.magic_version);
   EXPECT_EQ(b.session_instance_id_bits, f.session_instance_id_bits);
@@ -143,8 +153,7 @@ TEST_F(CreateBind, DecodesTenScalarsInSpecOrder) {
 }
 
 TEST_F(CreateBind, RejectsEveryOtherScalarCountWithoutFallback) {
-  SPSQ_CLAUSES("S0.BIND.2/fewer", "S0.BIND.2/eleven", "S0.BIND.2/twelve", "S0.BIND.3/decode",
-               "W.BIND.1/count");
+  SPSQ_CLAUSES("W.BIND.1/count");
   const auto ten = q().scalars();
   uint64_t twelve[12];
   std::memcpy(twelve, ten.data(), sizeof(uint64_t) * 10);
@@ -155,14 +164,19 @@ TEST_F(CreateBind, RejectsEveryOtherScalarCountWithoutFallback) {
   ASSERT_TRUE(Api::decode(twelve, 10, &ok)) << "harness: the first ten scalars are not valid";
   for (size_t count : {size_t{0}, size_t{1}, size_t{9}, size_t{11}, size_t{12}}) {
     Binding b = Sentinel();
-    EXPECT_FALSE(Api::decode(twelve, count, &b)) << "count " << count << " accepted";
+    {
+      SPSQ_JUDGING(count < 10 ? "S0.BIND.2/fewer" : count == 11 ? "S0.BIND.2/eleven"
+                                                                : "S0.BIND.2/twelve",
+                   "W.BIND.1/count");
+      EXPECT_FALSE(Api::decode(twelve, count, &b)) << "count " << count << " accepted";
+    }
+    SPSQ_JUDGING("S0.BIND.3/decode");
     EXPECT_TRUE(Untouched(b)) << "count " << count << ": a rejected decode wrote output";
   }
 }
 
 TEST_F(CreateBind, RejectsEveryOtherPackedMagicVersion) {
-  SPSQ_CLAUSES("S1.MAGIC.2/zero", "S1.MAGIC.2/magic", "S1.MAGIC.2/major", "S1.MAGIC.2/minor",
-               "S1.MAGIC.2/byte-order", "W.BIND.1/magic", "W.CONST.1/l2-accepts");
+  // Every case judges the decode rule and the one accepted value too.
   const uint64_t bad[] = {
       0,                      // zero
       0x5350535100000000ull,  // major: version 0.0
@@ -177,7 +191,13 @@ TEST_F(CreateBind, RejectsEveryOtherPackedMagicVersion) {
       ~uint64_t{0},
       0x0000010051535053ull,  // byte order: the packed value byte-swapped
   };
-  for (uint64_t mv : bad) {
+  for (const uint64_t& mv : bad) {
+    SPSQ_JUDGING(nth_case(&mv - bad, {"S1.MAGIC.2/zero", "S1.MAGIC.2/major", "S1.MAGIC.2/major",
+                                      "S1.MAGIC.2/major", "S1.MAGIC.2/minor", "S1.MAGIC.2/major",
+                                      "S1.MAGIC.2/minor", "S1.MAGIC.2/magic", "S1.MAGIC.2/magic",
+                                      "S1.MAGIC.2/magic", "S1.MAGIC.2/magic",
+                                      "S1.MAGIC.2/byte-order"}),
+                 "W.BIND.1/magic", "W.CONST.1/l2-accepts");
     auto s = q().scalars();
     s[0] = mv;
     Binding b = Sentinel();
@@ -187,20 +207,23 @@ TEST_F(CreateBind, RejectsEveryOtherPackedMagicVersion) {
 }
 
 TEST_F(CreateBind, RejectsZeroTransactionId) {
-  SPSQ_CLAUSES("S1.TXN.1/decode", "S1.TXN.1/endpoint", "W.BIND.1/txn", "S0.BIND.3/endpoint");
-  auto s = q().scalars();
-  s[2] = 0;
-  Binding b = Sentinel();
-  EXPECT_FALSE(Api::decode(s.data(), s.size(), &b));
-  EXPECT_TRUE(Untouched(b));
+  {
+    SPSQ_JUDGING("S1.TXN.1/decode", "W.BIND.1/txn");
+    auto s = q().scalars();
+    s[2] = 0;
+    Binding b = Sentinel();
+    EXPECT_FALSE(Api::decode(s.data(), s.size(), &b));
+    EXPECT_TRUE(Untouched(b));
+  }
+  SPSQ_JUDGING("S1.TXN.1/endpoint", "S0.BIND.3/endpoint");
   wire::BindingFields f = q().fields();
   f.transaction_id = 0;
   ExpectRejected(q().binding_with(f), 0, "transaction_id 0");
 }
 
 TEST_F(CreateBind, EndpointRefusesAnUnsupportedVersion) {
-  SPSQ_CLAUSES("S1.MAGIC.2/endpoint", "S0.BIND.3/endpoint", "W.ENUM.2", "W.ENUM.3",
-               "W.ERR.1/construction", "W.ERR.2/rejected");
+  // The op and the message are judged by ExpectRejected's own blocks.
+  SPSQ_CLAUSES("S1.MAGIC.2/endpoint", "S0.BIND.3/endpoint", "W.ENUM.2");
   for (uint64_t mv :
        {uint64_t{0}, uint64_t{0x5350535100020000ull}, uint64_t{0x5350535100010001ull}}) {
     wire::BindingFields f = q().fields();
@@ -209,6 +232,7 @@ TEST_F(CreateBind, EndpointRefusesAnUnsupportedVersion) {
     ExpectRejected(b, wire::kBadBinding, "bad magic_version");
     auto e = q().make_endpoint_from<1>(b);
     // Identity is only reported once the binding was accepted.
+    SPSQ_JUDGING("W.ERR.2/rejected");
     EXPECT_EQ(EndpointAccess<EndpointT<1>>::transaction(*e), 0u) << "W.ERR.2";
     EXPECT_EQ(EndpointAccess<EndpointT<1>>::session(*e), 0u) << "W.ERR.2";
   }
@@ -475,9 +499,22 @@ TEST_F(CreateBind, MaxInflightAboveDepthIsBadArgumentWithoutTheFlag) {
   EXPECT_TRUE(ok4->live()) << "MaxInflight 4 == depth 4 is valid";
 }
 
-// MaxInflight 0 is not probed: an endpoint may reject it at compile time with
-// a static_assert in its class body, which no test can observe without the
-// suite failing to build on a legal endpoint.
+// MaxInflight 0 may be refused at compile time (a static_assert), which a test
+// binary cannot observe: the certification's probe compiled the endpoint with
+// it beforehand (conformance/mi0_probe.bzl), and only an endpoint that
+// compiles with it is built and judged here.
+TEST_F(CreateBind, MaxInflightZeroIsRefused) {
+  SPSQ_CLAUSES("S1.WIN.7/zero");
+#if SPSQ_CERT_MI0_COMPILES
+  record_observation("mi0", "compiles");
+  endpoint_.reset();
+  ExpectRejected<0>(q().binding(), wire::kBadArgument, "MaxInflight 0");
+#else
+  record_observation("mi0", std::string("refused at compile time: ") + SPSQ_CERT_MI0_ERROR);
+  // The probe saw the MaxInflight 1 build succeed; a refusal of 0 is an error.
+  EXPECT_STRNE(SPSQ_CERT_MI0_ERROR, "") << "the probe found no compiler error line";
+#endif
+}
 
 TEST_F(CreateBind, StopTakesTheExtraSlotBehindAFullWindow) {
   SPSQ_CLAUSES("S1.WIN.10", "S1.WIN.11", "S4.L2IN.3");
