@@ -357,29 +357,12 @@ def _l2_stage_targets(name, config, stages, copts, features, tags):
     for s in stages:
         if s not in L2_STAGES:
             fail("stages: %s is not one of %s" % (s, L2_STAGES))
-    manual = tags + ["manual"]
-    spsq_l2_stream_harness(
-        name = name + "_stage_l2_stream",
-        config = config,
-        copts = copts,
-        features = features,
-        tags = manual,
-        testonly = True,
-    )
-    spsq_interleave_binary(
-        name = name + "_stage_explorer",
-        config = config,
-        copts = copts,
-        features = features,
-        tags = manual,
-    )
-    spsq_l2_stress_binaries(
-        name = name + "_stage_stress",
-        config = config,
-        copts = copts,
-        features = features,
-        tags = manual,
-    )
+    # Every stage binary is built over the certification's config and flags,
+    # and only on demand (tools/certify, or a report test that lists it).
+    common = dict(config = config, copts = copts, features = features, tags = tags + ["manual"])
+    spsq_l2_stream_harness(name = name + "_stage_l2_stream", testonly = True, **common)
+    spsq_interleave_binary(name = name + "_stage_explorer", **common)
+    spsq_l2_stress_binaries(name = name + "_stage_stress", **common)
     args, data = [], []
     if "corpus" in stages:
         args.append("--corpus=l2_stream:$(rootpath :%s_stage_l2_stream):corpora/l2_stream" % name)
