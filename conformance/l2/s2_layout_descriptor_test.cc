@@ -132,7 +132,7 @@ TEST_F(LayoutDescriptor, LayoutMatchesTheWireModel) {
     auto e = q().make_endpoint<1>();
     ASSERT_TRUE(e->live()) << c.depth;
     const LayoutFields l = EndpointAccess<EndpointT<1>>::layout(*e);
-    const wire::Layout& m = layout();
+    const wire::Layout m = layout();  // a copy: Rebuild() replaces the region
     EXPECT_EQ(l.depth, c.depth);
     EXPECT_EQ(l.input_ring, 0u) << c.depth;
     EXPECT_EQ(l.output_ring, m.output_ring) << c.depth;
@@ -830,7 +830,7 @@ TEST_F(LayoutDescriptor, SeqIsTransportNotARequestId) {
 
 TEST_F(LayoutDescriptor, InfrastructureFailuresPoisonInsteadOfSendingError) {
   SPSQ_CLAUSES("S2.POISON.1");
-  const wire::Layout& l = layout();
+  const wire::Layout l = layout();  // a copy: Rebuild() replaces the region
   struct Bad {
     const char* name;
     wire::Descriptor d;
@@ -987,7 +987,7 @@ TEST_F(LayoutDescriptor, LayoutSumsThatOverflowAreRejected) {
 
 TEST_F(LayoutDescriptor, L2NeverWritesTheInputArenaAndOnlyItsOwnOutputArena) {
   SPSQ_CLAUSES("S2.ARENA.1/l2-no-write", "S2.ARENA.2/l2-no-other-arena");
-  const wire::Layout& l = layout();
+  const wire::Layout l = layout();  // a copy: Rebuild() replaces the region
   const size_t mark = log().mark();
   for (uint64_t i = 0; i < 3 * l.depth; ++i) {
     ASSERT_EQ(peer().enqueue_data(Bytes(40, static_cast<uint8_t>(i))), ScriptedL3::Enqueue::kOk);

@@ -854,7 +854,7 @@ TEST_F(Ownership, PublishingStopOnTheOutputPoisons) {
 TEST_F(Ownership, PayloadOutsideTheInputArenaPoisons) {
   // Every case judges the arena rule's bounds too.
   SPSQ_CLAUSES("AMB.KINDS/oversize");
-  const wire::Layout& l = layout();
+  const wire::Layout l = layout();  // a copy: Rebuild() replaces the region
   // `fixed`: the offset is not the arena rule's, so the contract fixes
   // INVALID_DESCRIPTOR (payload replay); otherwise the kind is AMB.KINDS's.
   struct Bad {

@@ -167,7 +167,7 @@ TEST_F(L3Interpretation, ErrorKindsPerPoisonCause) {
     note("forged handle", wire::kOwnership);
   }
   // Invalid output descriptors.
-  const wire::Layout& l = layout();
+  const wire::Layout l = layout();  // a copy: Rebuild() replaces the region
   const struct {
     const char* cause;
     wire::Descriptor d;

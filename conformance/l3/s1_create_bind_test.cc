@@ -225,7 +225,7 @@ TEST_F(L3CreateBind, AllSharedStateIsTheBoundRegionReachedThroughTheView) {
   p.input_arena = 1024;
   p.output_arena = 1024;
   Rebuild(p);
-  const wire::Layout& l = layout();
+  const wire::Layout l = layout();  // a copy: Rebuild() replaces the region
   const uint64_t sizes[] = {0, 1, 63, 64, 65, 100, 200, 7, 0, 128, 200, 199};
   uint64_t messages = 0;
   uint64_t in_wraps = 0, out_wraps = 0, last_in = 0, last_out = 0;

@@ -360,7 +360,7 @@ TEST_F(L3Layout, L3WritesInputPayloadOnlyToTheInputArena) {
   SPSQ_CLAUSES("S2.ARENA.1/l3-writes", "S2.ARENA.2/l3-reads");
   if (!l3().uses_view()) GTEST_SKIP() << "not applicable: " << l3().name()
                                       << " does not run on the harness view";
-  const wire::Layout& l = layout();
+  const wire::Layout l = layout();  // a copy: Rebuild() replaces the region
   auto inside = [](uint64_t off, uint64_t n, uint64_t lo, uint64_t bytes) {
     return off >= lo && n <= bytes && off - lo <= bytes - n;
   };

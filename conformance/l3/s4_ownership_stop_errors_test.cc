@@ -320,7 +320,7 @@ TEST_F(L3Ownership, AnErrorOutputIsAnOrdinaryMessage) {
 // Each output descriptor L3 must refuse, on a fresh queue: poisoned, the
 // flag raised, no input sent about it.
 TEST_F(L3Ownership, HostileOutputsPoisonL3) {
-  const wire::Layout& l = layout();
+  const wire::Layout l = layout();  // a copy: Rebuild() replaces the region
   // `kind`: fixed by a document; 0: AMB.KINDS's, noted by the caller.
   auto hostile = [&](const char* name, wire::Descriptor d, uint32_t kind) {
     Rebuild(QueueParams());
