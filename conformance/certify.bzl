@@ -210,6 +210,15 @@ def spsq_l2_certification(
             tags = tags,
             testonly = testonly,
         )
+        # What a suite source compiles against: the endpoint's config, the
+        # passed contract check, the suite's headers and instruments.
+        suite_deps = [
+            ":" + cfg + "_config",
+            ":" + name + "_contract_ok",
+            "//conformance/l2:l2_headers",
+            "//conformance/harness",
+            "@gtest//:gtest",
+        ]
         if n == max_inflight[0]:
             # The preflight: only the contract's use of the endpoint.
             native.cc_library(
@@ -252,13 +261,7 @@ def spsq_l2_certification(
                 certification = name,
                 copts = suite_copts,
                 features = features,
-                deps = [
-                    ":" + cfg + "_config",
-                    ":" + name + "_contract_ok",
-                    "//conformance/l2:l2_headers",
-                    "//conformance/harness",
-                    "@gtest//:gtest",
-                ],
+                deps = suite_deps,
                 tags = tags,
                 testonly = testonly,
             )
@@ -274,13 +277,7 @@ def spsq_l2_certification(
             srcs = ["//conformance/l2:l2_fixture.cc"],
             copts = suite_copts,
             features = features,
-            deps = [
-                ":" + cfg + "_config",
-                ":" + name + "_contract_ok",
-                "//conformance/l2:l2_headers",
-                "//conformance/harness",
-                "@gtest//:gtest",
-            ],
+            deps = suite_deps,
             tags = tags,
             testonly = testonly,
         )
