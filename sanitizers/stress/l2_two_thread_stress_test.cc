@@ -3,7 +3,10 @@
 // another, over one real region; once through the harness's thread-safe
 // StressView and once through the endpoint's own RegionInstanceView. Under
 // --config=tsan a data race is a report (and halt_on_error fails the test);
-// in every build a torn, lost, duplicated or reordered payload fails it.
+// in every build a torn, lost, duplicated or reordered payload fails it. The
+// assertions are judge()'s in l2_stress_case.h, shared with the cross-process
+// binary: EXPECT_EQ(report, "") on each side's report, which names the first
+// wrong payload.
 #include <string>
 #include <thread>
 
