@@ -2,6 +2,9 @@
 // GoogleTest trace (what the verdict engine reads), and one outside does not.
 #include "conformance/harness/clauses.h"
 
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "gtest/gtest-spi.h"
 
@@ -29,29 +32,32 @@ TEST(Judging, AFailureInsideTheBlockIsTracedToItsClauses) {
                           "spsq-judging: W.FLAG.1 S4.POISON.11/l2-first");
 }
 
-TEST(Judging, AFailureAfterTheBlockCarriesNoTrace) {
+// The messages of the failures `fn` reports, kept from the running test.
+std::vector<std::string> FailuresOf(void (*fn)()) {
   ::testing::TestPartResultArray results;
   {
     ::testing::ScopedFakeTestPartResultReporter reporter(
         ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
-    FailAfterTheBlockClosed();
+    fn();
   }
-  ASSERT_EQ(results.size(), 1);
-  EXPECT_EQ(std::string(results.GetTestPartResult(0).message()).find(kJudgingTrace),
-            std::string::npos)
-      << results.GetTestPartResult(0).message();
+  std::vector<std::string> messages;
+  for (int i = 0; i < results.size(); ++i) {
+    messages.push_back(results.GetTestPartResult(i).message());
+  }
+  return messages;
+}
+
+TEST(Judging, AFailureAfterTheBlockCarriesNoTrace) {
+  const std::vector<std::string> failures = FailuresOf(&FailAfterTheBlockClosed);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].find(kJudgingTrace), std::string::npos) << failures[0];
 }
 
 // The innermost block is listed first: the engine attributes to that one.
 TEST(Judging, NestedBlocksListTheInnermostFirst) {
-  ::testing::TestPartResultArray results;
-  {
-    ::testing::ScopedFakeTestPartResultReporter reporter(
-        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
-    FailInNestedBlocks();
-  }
-  ASSERT_EQ(results.size(), 1);
-  const std::string message = results.GetTestPartResult(0).message();
+  const std::vector<std::string> failures = FailuresOf(&FailInNestedBlocks);
+  ASSERT_EQ(failures.size(), 1u);
+  const std::string& message = failures[0];
   const size_t inner = message.find("spsq-judging: W.ERR.1");
   const size_t outer = message.find("spsq-judging: S4.POISON.5");
   ASSERT_NE(inner, std::string::npos) << message;
