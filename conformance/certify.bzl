@@ -54,6 +54,9 @@ ALL_SECTIONS = SPEC_SECTIONS + [
 # 2^32-message counter wrap does not depend on the window and takes minutes.
 ONCE_SECTIONS = ["wrap"]
 
+# Every section of the L3 suite: each is one library, //conformance/l3:<section>_suite.
+L3_SUITE_SECTIONS = SPEC_SECTIONS + ["l3_interop"] + ONCE_SECTIONS
+
 # The stages beyond the suite that one build holds (conformance/tools/stages.py):
 # the corpus replay of the harnesses, the interleaving explorer and the
 # stress binaries (plain; tools/certify adds their TSan build and libFuzzer).
@@ -557,10 +560,12 @@ def spsq_l3_certification(
         extra_deps = [],
         sections = None,
         once_sections = None,
+        expect_fail = [],
         tags = [],
         size = "enormous",
         depth = "standard",
-        stages = L3_STAGES):
+        stages = L3_STAGES,
+        testonly = False):
     """Certifies an L3 queue through an L3Adapter (see conformance/l3/l3_adapter.h).
 
     Every clause the L3 role judges (roles L3 and both) must PASS, or be an
@@ -579,12 +584,19 @@ def spsq_l3_certification(
       once_sections: sections built once as plain binaries, in compilation
         mode opt, run only by the report test; default: the counter wrap
         (2^32 + 2048 messages per direction through the adapter).
+      expect_fail: clause IDs that must come out FAIL (an L3 mutant's
+        certification, //conformance/mutants); then nothing is required to
+        PASS.
       tags: tags for every generated target.
       size: size of the report test (the wrap runs for minutes).
       depth: the report test's depth when SPSQ_CERT_DEPTH does not say.
       stages: the stages beyond the suite the report test runs (of
         L3_STAGES; <name>_stage_l3_stream is the l3_stream harness over the
         adapter, libFuzzer under --config=libfuzzer).
+      testonly: for certifications of testonly adapters (mutants).
+
+    The suite is compiled once (//conformance/l3:<section>_suite, against the
+    L3Adapter interface alone); a certification links it with its adapter.
     """
     for s in stages:
         if s not in L3_STAGES:
@@ -606,13 +618,14 @@ def spsq_l3_certification(
         once_sections = ONCE_SECTIONS
     binaries = []
     for section in sections + once_sections:
+        if section not in L3_SUITE_SECTIONS:
+            fail("sections: %s is not one of %s" % (section, L3_SUITE_SECTIONS))
         target = "%s_%s" % (name, section)
         kwargs = dict(
             name = target,
-            srcs = ["//conformance/l3:%s_test.cc" % section],
-            deps = adapter_deps + extra_deps + [
-                "//conformance/l3:l3_headers",
-                "//conformance/harness",
+            # The suite first: it needs make_l3_adapter(), and a static
+            # link resolves a library's symbols only from those after it.
+            deps = ["//conformance/l3:%s_suite" % section] + adapter_deps + extra_deps + [
                 "@gtest//:gtest_main",
             ],
             tags = tags,
@@ -638,9 +651,11 @@ def spsq_l3_certification(
         depth = depth,
         stage_args = stage_args,
         extra_data = stage_data,
+        expect_fail = expect_fail,
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,
         tags = tags,
         size = size,
+        testonly = testonly,
     )
 
 def spsq_python_certification(name, tests, module, runner, support, implementation,

@@ -1,6 +1,7 @@
 // Spec preamble and section 1, "Create And Bind", from the L3 side: the
 // binding L3 hands over, the queue's calls and their no-progress answers, and
 // the region every shared access must stay inside.
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <string>
@@ -128,8 +129,29 @@ TEST_F(L3Suite, DequeueIntoCopiesAndReleasesInOneCall) {
     EXPECT_EQ(std::vector<uint8_t>(buf.begin(), buf.begin() + 40), Bytes(40, 0));
   }
   EXPECT_EQ(peer().counter(wire::kOutputHead), 2);
-  SPSQ_JUDGING("S1.DEQ.1", "S2.OPC.4");  // an ERROR output leaves L3 live
-  ExpectHealthy("after ERROR and DATA");
+  {
+    SPSQ_JUDGING("S1.DEQ.1", "S2.OPC.4");  // an ERROR output leaves L3 live
+    ExpectHealthy("after ERROR and DATA");
+  }
+  // A buffer of exactly the payload's size holds it: dequeue_into, and
+  // read_into of a peeked message.
+  SPSQ_JUDGING("S1.DEQ.1");
+  const auto want = Bytes(24, 7);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(peer().publish(wire::kData, want.data(), want.size()), Enqueue::kOk);
+  }
+  std::vector<uint8_t> exact(want.size());
+  EXPECT_EQ(l3().dequeue_into(exact.data(), exact.size(), 1000, &m), L3Status::kOk)
+      << "dequeue_into with a 24-byte buffer for a 24-byte message: " << l3().error().message;
+  EXPECT_EQ(exact, want);
+  EXPECT_EQ(peer().counter(wire::kOutputHead), 3);
+  std::fill(exact.begin(), exact.end(), 0);
+  ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
+  EXPECT_EQ(l3().read_into(m, exact.data(), exact.size()), L3Status::kOk)
+      << "read_into with a 24-byte buffer for a 24-byte message: " << l3().error().message;
+  EXPECT_EQ(exact, want);
+  EXPECT_EQ(l3().release(m), L3Status::kOk);
+  EXPECT_EQ(peer().counter(wire::kOutputHead), 4);
 }
 
 // Both directions keep publication order across several ring cycles: L2

@@ -172,6 +172,33 @@ TEST_F(L3Publication, RequestStopWithNoRoomEndsAtItsDeadlineWithoutPoison) {
   EXPECT_EQ(m.opcode, wire::kStop);
 }
 
+// The smallest positive timeout is a wait like any other: each blocking call
+// with no room tries, waits 1 ns and times out; none refuses it as a usage error.
+TEST_F(L3Publication, OneNanosecondTimeoutsExpireLikeAnyOther) {
+  const auto b = Bytes(16, 5);
+  auto expires = [&](const char* call, L3Status st, uint64_t t0) {
+    EXPECT_EQ(st, L3Status::kTimedOut) << call << "(1 ns): " << l3_status_name(st) << ", "
+                                       << l3().error().message;
+    EXPECT_EQ(VirtualClock::peek() - t0, 1u) << call << "(1 ns) ended early or late";
+    ExpectHealthy(call);
+  };
+  L3Message m;
+  std::vector<uint8_t> buf(64);
+  {
+    SPSQ_JUDGING("S3.TO.8/one-ns");
+    uint64_t t0 = VirtualClock::peek();
+    expires("peek", l3().peek(1, &m), t0);
+    t0 = VirtualClock::peek();
+    expires("dequeue_into", l3().dequeue_into(buf.data(), buf.size(), 1, &m), t0);
+    FillInputRing();
+    t0 = VirtualClock::peek();
+    expires("enqueue", l3().enqueue(b.data(), b.size(), 1), t0);
+    t0 = VirtualClock::peek();
+    expires("request_stop", l3().request_stop(1), t0);
+    EXPECT_EQ(InputTail(), static_cast<int32_t>(layout().depth)) << "nothing was published";
+  }
+}
+
 // A wake-up that brings too little room does not restart the timeout.
 TEST_F(L3Publication, AWakeUpWithTooLittleRoomStillEndsAtTheDeadline) {
   SPSQ_CLAUSES("S3.TO.8/rewait", "S3.TO.6/enqueue-arena");

@@ -133,6 +133,25 @@ TEST_F(L3Ownership, ReleasingTheWrongHandlePoisons) {
     released(false);
   }
   {
+    // Stale handle ownership through read_into: a released handle whose
+    // fields, but for its seq, are the active one's (both zero-byte DATA).
+    SPSQ_JUDGING("S4.POISON.9/l3-read");
+    Rebuild(QueueParams());
+    ASSERT_EQ(peer().publish(wire::kData, nullptr, 0), Enqueue::kOk);
+    ASSERT_EQ(peer().publish(wire::kData, nullptr, 0), Enqueue::kOk);
+    L3Message a, b;
+    ASSERT_EQ(l3().try_peek(&a), L3Status::kOk);
+    ASSERT_EQ(l3().release(a), L3Status::kOk);
+    ASSERT_EQ(l3().try_peek(&b), L3Status::kOk);
+    ASSERT_EQ(b.seq, a.seq + 1);
+    const int32_t head = peer().counter(wire::kOutputHead);
+    uint8_t byte = 0;
+    EXPECT_EQ(l3().read_into(a, &byte, 1), L3Status::kFailed)
+        << "read_into through the released handle of seq " << a.seq;
+    ExpectPoisoned(0, "read_into through a released handle");
+    EXPECT_EQ(peer().counter(wire::kOutputHead), head) << "the output head moved";
+  }
+  {
     SPSQ_JUDGING("S4.L3OUT.3/never", "S4.POISON.9/l3");
     Rebuild(QueueParams());
     Outputs(1);

@@ -16,8 +16,14 @@ interleaving explorer (//sanitizers/interleave) loads ORDERING_MUTANTS and must
 find a failing schedule for each.
 """
 
-load("//conformance:certify.bzl", "spsq_l2_certification", "spsq_runtime_certification")
+load(
+    "//conformance:certify.bzl",
+    "spsq_l2_certification",
+    "spsq_l3_certification",
+    "spsq_runtime_certification",
+)
 load("//conformance:edited_reference.bzl", "edited_reference")
+load("//core/l3:worker_chip_queue_files.bzl", "WORKER_CHIP_QUEUE_DEPS", "WORKER_CHIP_QUEUE_HDRS")
 load("//core/runtime:orchestrator_files.bzl", "ORCHESTRATOR_DEPS", "ORCHESTRATOR_FILES")
 
 # Mutants whose defect is an ordering or capacity bug: a schedule explorer that
@@ -99,5 +105,71 @@ def spsq_runtime_mutant(name, edits, expect_fail, sections, description = ""):
         orchestrator = ":" + name + "_impl",
         sections = sections,
         expect_fail = expect_fail,
+        testonly = True,
+    )
+
+def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], description = ""):
+    """Builds and certifies one L3 mutant: the reference L3 queue with one
+    defect, behind the reference's own adapter, the L3 suite's `sections`
+    linked against it (the suite is compiled once; see spsq_l3_certification).
+
+    The defect is in the L3 queue's own files (`edits`) or in the wire engine
+    it shares with the L2 endpoint (`common_edits`: then the queue is built on
+    an edited copy of that engine, and no section may link the reference L2,
+    so l3_interop is refused).
+
+    Args:
+      name: mutant name; the certification test is `name`.
+      expect_fail: clause IDs the L3 suite must report as FAIL.
+      sections: L3 suite sections to link (the ones that catch the defect).
+      edits: list of (file relative to core/l3/, perl substitution) pairs over
+        the queue's files (core/l3/worker_chip_queue_files.bzl).
+      common_edits: list of (file relative to core/, perl substitution) pairs
+        over the reference endpoint's files (core/reference_files.bzl).
+      description: the defect, for the report.
+    """
+    if not edits and not common_edits:
+        fail("L3 mutant %s: no edit" % name)
+    deps = WORKER_CHIP_QUEUE_DEPS
+    wire = "//core:wire"
+    if common_edits:
+        if "l3_interop" in sections:
+            fail("L3 mutant %s: l3_interop links the reference L2 endpoint, whose " % name +
+                 "engine this mutant replaces")
+        edited_reference(
+            name = name + "_engine",
+            edits = common_edits,
+            kind = "L3 mutant",
+        )
+        wire = ":%s_engine_impl" % name
+        deps = [wire, "//core/region"]
+    edited_reference(
+        name = name,
+        edits = edits,
+        kind = "L3 mutant",
+        files = WORKER_CHIP_QUEUE_HDRS,
+        subpackage = "l3",
+        deps = deps,
+    )
+    native.cc_library(
+        name = name + "_adapter",
+        srcs = ["//conformance/l3:reference_l3_adapter.cc"],
+        deps = [
+            ":" + name + "_impl",
+            "//conformance/l3:l3_headers",
+            wire,
+        ],
+        testonly = True,
+    )
+    spsq_l3_certification(
+        name = name,
+        adapter_deps = [":" + name + "_adapter"],
+        implementation = "L3 mutant %s: %s" % (name, description),
+        sections = sections,
+        once_sections = [],
+        expect_fail = expect_fail,
+        depth = "quick",
+        stages = [],
+        size = "medium",
         testonly = True,
     )

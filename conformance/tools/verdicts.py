@@ -319,8 +319,10 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
             first = failed[0]
             where = "".join("; %s: %s" % (k, first.properties[p]) for k, p in (
                 ("re-run", "rerun"), ("region", "region_dump")) if first.properties.get(p))
+            # Tests that broke an invariant of the clause judge it too.
+            judging = len(judged) + len([t for t in failed if t not in judged])
             verdicts.append(Verdict(c, FAIL, "%d of %d judging tests failed; first: %s: %s%s" % (
-                len(failed), len(judged) or len(failed), first.full_name, first_line(first),
+                len(failed), judging, first.full_name, first_line(first),
                 where), names, failures=failures))
             continue
         if cut_short:

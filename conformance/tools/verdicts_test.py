@@ -227,6 +227,19 @@ class VerdictHolesTest(unittest.TestCase):
         self.assertEqual(v["W.INV.3"].verdict, V.PASS)
         self.assertIn("checked after each of 1 tests", v["W.INV.3"].detail)
 
+    def test_fail_row_counts_every_judging_test(self):
+        # One covering test, two more that broke the clause as an invariant:
+        # 3 of 3, never "3 of 1".
+        broke = '<property name="invariants" value="W.INV.2"/>' \
+                '<property name="invariant_violations" value="W.INV.2"/>'
+        _, v = verdicts_of(
+            case("Covers", "W.INV.2", '<failure message="m">W.INV.2: a</failure>') +
+            case("BreaksA", "S3.B.1", '<failure message="m">W.INV.2: b</failure>', extra=broke) +
+            case("BreaksB", "S3.B.1", '<failure message="m">W.INV.2: c</failure>', extra=broke),
+            [clause("S3.B.1"), clause("W.INV.2")])
+        self.assertEqual(v["W.INV.2"].verdict, V.FAIL)
+        self.assertIn("3 of 3 judging tests failed", v["W.INV.2"].detail)
+
     def test_unattributed_failure_is_reported(self):
         cases, _ = verdicts_of(case("SetUpFailed", "", '<failure message="m">SetUp</failure>'),
                                [clause("S3.A.1")])
