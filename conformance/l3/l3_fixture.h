@@ -21,6 +21,16 @@
 
 namespace spsq_conf {
 
+// Runs a setup step that judges its own clause in a block (FillInputRing) and
+// ends the calling test or lambda when the step failed fatally, adding no
+// failure of its own: ASSERT_NO_FATAL_FAILURE would add one, outside the
+// step's block, and so FAIL the caller's clauses for the step's defect.
+#define SPSQ_SETUP(step)                                  \
+  do {                                                    \
+    step;                                                 \
+    if (::testing::Test::HasFatalFailure()) return;       \
+  } while (0)
+
 class L3Test : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -94,6 +104,19 @@ class L3Test : public ::testing::Test {
                 }), 1u) << context << ": W.FLAG.1: Set exactly once";
     }
     record_observation("l3.poison_op", std::to_string(e.op));
+  }
+
+  // The peer idle, L3 fills the input ring with depth zero-byte messages; the
+  // ring holds exactly depth, so a refusal fails the capacity rule here, not
+  // the caller's clauses. Call it through SPSQ_SETUP.
+  void FillInputRing() {
+    SPSQ_JUDGING("S2.CAP.1/l3-input");
+    for (uint64_t i = 0; i < layout().depth; ++i) {
+      const L3Status st = l3_->try_enqueue(nullptr, 0);
+      ASSERT_EQ(st, L3Status::kOk) << "zero-byte input " << i + 1 << " of depth "
+                                   << layout().depth << ", the peer idle: "
+                                   << l3_status_name(st) << ", " << l3_->error().message;
+    }
   }
 
   static std::vector<uint8_t> Bytes(uint64_t n, uint8_t seed) {

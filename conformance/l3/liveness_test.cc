@@ -186,7 +186,7 @@ TEST_F(L3Liveness, HeadCounterReadsAreTheProducersChoice) {
   {
     // A full ring: once L2 releases, the next enqueue goes through at once.
     SPSQ_JUDGING("W.LIVE.4/ring-room");
-    for (uint64_t i = 0; i < depth; ++i) ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
+    SPSQ_SETUP(FillInputRing());
     EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress) << "ring full";
     ASSERT_EQ(peer().drain_inputs().size(), depth);
     EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk)

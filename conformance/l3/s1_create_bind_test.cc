@@ -47,10 +47,8 @@ TEST_F(L3Suite, ZeroSessionBitsAreAccepted) {
 
 TEST_F(L3Suite, TryEnqueueReportsAFullRingWithoutPoison) {
   {
-    SPSQ_JUDGING("S2.DEPTH.1", "S2.CAP.1");
-    for (uint64_t i = 0; i < layout().depth; ++i) {
-      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i + 1;
-    }
+    SPSQ_JUDGING("S2.DEPTH.1");
+    SPSQ_SETUP(FillInputRing());
   }
   {
     SPSQ_JUDGING("S1.TRYENQ.1", "S2.CAP.1", "S4.NOPROG.1");
@@ -210,9 +208,7 @@ TEST_F(L3Suite, EachStopCallPublishesOneStop) {
   for (int blocking = 0; blocking < 2; ++blocking) {
     SCOPED_TRACE(blocking ? "request_stop(timeout)" : "try_request_stop()");
     Rebuild(QueueParams());
-    for (uint64_t i = 0; i < layout().depth; ++i) {
-      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk);
-    }
+    SPSQ_SETUP(FillInputRing());
     const int32_t tail = peer().counter(wire::kInputTail);
     const L3Status full = blocking ? l3().request_stop(3000) : l3().try_request_stop();
     EXPECT_EQ(full, blocking ? L3Status::kTimedOut : L3Status::kNoProgress)

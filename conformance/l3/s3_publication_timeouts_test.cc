@@ -20,11 +20,6 @@ constexpr size_t npos = AccessLog::npos;
 
 class L3Publication : public L3Suite {
  protected:
-  void FillInputRing() {
-    for (uint64_t i = 0; i < layout().depth; ++i) {
-      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i;
-    }
-  }
   void FillInputArena() {
     const auto b = Bytes(layout().input_arena_bytes, 1);
     ASSERT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk);
@@ -54,7 +49,7 @@ TEST_F(L3Publication, EnqueueOnAFullRingEndsAtItsDeadlineWithoutPoison) {
   uint64_t t0 = 0;
   {
     SPSQ_JUDGING("S3.TO.6/enqueue-ring", "S4.NOPROG.4");
-    FillInputRing();
+    SPSQ_SETUP(FillInputRing());
     t0 = VirtualClock::peek();
     EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kTimedOut);
   }
@@ -148,7 +143,7 @@ TEST_F(L3Publication, RequestStopWithNoRoomEndsAtItsDeadlineWithoutPoison) {
   uint64_t t0 = 0;
   {
     SPSQ_JUDGING("S3.TO.6/stop", "S4.NOPROG.4");
-    FillInputRing();
+    SPSQ_SETUP(FillInputRing());
     t0 = VirtualClock::peek();
     EXPECT_EQ(l3().request_stop(5000), L3Status::kTimedOut);
   }
@@ -190,7 +185,7 @@ TEST_F(L3Publication, OneNanosecondTimeoutsExpireLikeAnyOther) {
     expires("peek", l3().peek(1, &m), t0);
     t0 = VirtualClock::peek();
     expires("dequeue_into", l3().dequeue_into(buf.data(), buf.size(), 1, &m), t0);
-    FillInputRing();
+    SPSQ_SETUP(FillInputRing());
     t0 = VirtualClock::peek();
     expires("enqueue", l3().enqueue(b.data(), b.size(), 1), t0);
     t0 = VirtualClock::peek();
@@ -225,7 +220,7 @@ TEST_F(L3Publication, DeadlinesBeyondTheEndOfTimeSaturate) {
   EXPECT_EQ(VirtualClock::peek(), kEndOfTime) << "the deadline wrapped: peek ended early";
   ExpectHealthy("peek near the end of time");
   VirtualClock::reset(kEndOfTime - 100);
-  FillInputRing();
+  SPSQ_SETUP(FillInputRing());
   EXPECT_EQ(l3().enqueue(nullptr, 0, 1000000), L3Status::kTimedOut);
   EXPECT_EQ(VirtualClock::peek(), kEndOfTime) << "the deadline wrapped: enqueue ended early";
   ExpectHealthy("enqueue near the end of time");
@@ -251,7 +246,7 @@ TEST_F(L3Publication, BlockingCallsSucceedWhenL2ActsInTime) {
   std::vector<uint8_t> buf(64);
   ASSERT_EQ(l3().dequeue_into(buf.data(), buf.size(), 5000, &m), L3Status::kOk);
   EXPECT_EQ(VirtualClock::peek() - t0, 450u) << "dequeue_into returned late or early";
-  FillInputRing();
+  SPSQ_SETUP(FillInputRing());
   t0 = VirtualClock::peek();
   VirtualClock::after(400, [this] { peer().drain_inputs(); });
   const auto b = Bytes(16, 3);
@@ -264,7 +259,7 @@ TEST_F(L3Publication, BlockingCallsSucceedWhenL2ActsInTime) {
   EXPECT_EQ(l3().enqueue(b.data(), b.size(), 5000), L3Status::kOk) << "arena room at +350";
   EXPECT_EQ(VirtualClock::peek() - t0, 350u) << "enqueue returned late or early";
   peer().drain_inputs();
-  FillInputRing();
+  SPSQ_SETUP(FillInputRing());
   t0 = VirtualClock::peek();
   VirtualClock::after(250, [this] { TakeOneInput(); });
   EXPECT_EQ(l3().request_stop(5000), L3Status::kOk) << "room for STOP at +250";
@@ -455,14 +450,14 @@ TEST_F(L3Publication, FollowsL2ProgressObservedInSteps) {
   {
     SPSQ_JUDGING("S3.CTR.2/head-steps", "W.CTR.2/full-depth", "S3.CTR.3/exact-depth");
     for (int round = 0; round < 3; ++round) {
-      FillInputRing();
+      SPSQ_SETUP(FillInputRing());
       EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);
       peer().drain_inputs();
     }
     ExpectHealthy("input head stepped by depth");
   }
   SPSQ_JUDGING("S3.CTR.2/head-steps");
-  FillInputRing();
+  SPSQ_SETUP(FillInputRing());
   TakeOneInput();
   EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "one slot freed by a step of 1";
   ExpectHealthy("stepped progress");
@@ -502,7 +497,7 @@ TEST_F(L3Publication, ImpossibleCountersPoisonL3) {
   // The input head L2 publishes, with the ring full so L3 must read it.
   auto head = [&](int32_t raw) {
     Rebuild(QueueParams());
-    FillInputRing();
+    SPSQ_SETUP(FillInputRing());
     peer().set_input_head(raw);
     EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kFailed) << "input head " << raw;
     ExpectPoisoned(wire::kInvalidDescriptor, "impossible input head");
@@ -545,9 +540,9 @@ TEST_F(L3Publication, CountersMovingBackwardsOrJumpingAfterAWrapPoisonL3) {
   }
   // The input head moving backwards, with the ring full again.
   Rebuild(QueueParams());
-  FillInputRing();
+  SPSQ_SETUP(FillInputRing());
   peer().drain_inputs();
-  FillInputRing();  // needed room: L3 read head == depth
+  SPSQ_SETUP(FillInputRing());  // needed room: L3 read head == depth
   peer().set_input_head(static_cast<int32_t>(depth) - 1);
   EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kFailed);
   ExpectPoisoned(wire::kInvalidDescriptor, "input head moved backwards");
@@ -558,7 +553,7 @@ TEST_F(L3Publication, SignalsSitOnTheirSlotsWithTheirWriters) {
   // One walk that makes L3 touch every signal: publish inputs up to a full
   // ring, read the input head, consume one output, wait on the peer flag,
   // poison on a hostile tail.
-  FillInputRing();
+  SPSQ_SETUP(FillInputRing());
   {
     SPSQ_JUDGING("S3.SIG.3/l3");
     EXPECT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kNoProgress);  // reads the input head
@@ -566,11 +561,12 @@ TEST_F(L3Publication, SignalsSitOnTheirSlotsWithTheirWriters) {
   Outputs(1, 24);
   const size_t mark = log().mark();
   L3Message m;
-  ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
   std::vector<uint8_t> buf(24);
-  ASSERT_EQ(l3().read_into(m, buf.data(), buf.size()), L3Status::kOk);
   {
+    // The consumer uses the payload, into a buffer of exactly its size.
     SPSQ_JUDGING("S3.PUB.5/desc-payload");
+    ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
+    ASSERT_EQ(l3().read_into(m, buf.data(), buf.size()), L3Status::kOk) << l3().error().message;
     EXPECT_EQ(buf, Bytes(24, 0));
   }
   {
@@ -703,7 +699,7 @@ TEST_F(L3Publication, PeerFlagBelowOneIsNotRaised) {
       ExpectHealthy(("peek, L2 flag " + std::to_string(flag)).c_str());
     }
     SPSQ_JUDGING(flag_case, "S3.TO.7/down", "S3.TO.6/enqueue-ring");
-    FillInputRing();
+    SPSQ_SETUP(FillInputRing());
     EXPECT_EQ(l3().enqueue(nullptr, 0, 2000), L3Status::kTimedOut) << "flag " << flag;
     ExpectHealthy(("enqueue, L2 flag " + std::to_string(flag)).c_str());
   };
@@ -734,7 +730,7 @@ TEST_F(L3Publication, EveryExpiredBlockingCallReportsRemoteAbort) {
     L3Status s = L3Status::kOk;
     if (which == 0) {
       what = "enqueue on a full ring";
-      FillInputRing();
+      SPSQ_SETUP(FillInputRing());
       peer().set_peer_flag(1);
       s = l3().enqueue(b.data(), b.size(), 1500);
     } else if (which == 1) {
@@ -748,7 +744,7 @@ TEST_F(L3Publication, EveryExpiredBlockingCallReportsRemoteAbort) {
       s = l3().dequeue_into(buf.data(), buf.size(), 1500, &m);
     } else {
       what = "request_stop with no room";
-      FillInputRing();
+      SPSQ_SETUP(FillInputRing());
       peer().set_peer_flag(1);
       s = l3().request_stop(1500);
     }
@@ -779,7 +775,9 @@ TEST_F(L3Publication, APeerFlagRaisedDuringTheWaitIsReportedByTheDeadline) {
   const auto b = Bytes(16, 2);
   for (const auto& c : cases) {
     Rebuild(QueueParams());
-    if (c.call == Call::kEnqueueRing || c.call == Call::kStop) FillInputRing();
+    if (c.call == Call::kEnqueueRing || c.call == Call::kStop) {
+      SPSQ_SETUP(FillInputRing());
+    }
     if (c.call == Call::kEnqueueArena) FillInputArena();
     const uint64_t t0 = VirtualClock::peek();
     VirtualClock::after(c.rise, [this] { peer().set_peer_flag(1); });

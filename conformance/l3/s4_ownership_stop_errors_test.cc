@@ -265,9 +265,7 @@ TEST_F(L3Ownership, FullInputRingAndArenaAreNoProgress) {
   }
   {
     SPSQ_JUDGING("S4.NOPROG.1/l3-try");
-    for (uint64_t i = 0; i < layout().depth; ++i) {
-      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "input " << i;
-    }
+    SPSQ_SETUP(FillInputRing());
     EXPECT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kNoProgress) << "ring full";
     ExpectHealthy("try_enqueue, input ring full");
   }
