@@ -388,6 +388,12 @@ def certification_status(args, verdicts, cases):
         else:
             lines.append("all %d expected clauses FAIL, as they must for this mutant" %
                          len(wanted))
+        # Collateral: FAILs beyond the defect's own clauses, the measure of
+        # how narrowly the suite attributes one behaviour.
+        extra = sorted(v.clause["id"] for v in verdicts
+                       if v.verdict == V.FAIL and v.clause["id"] not in wanted)
+        lines.append("collateral: %d more FAIL clause%s%s" % (
+            len(extra), "" if len(extra) == 1 else "s", (": " + ", ".join(extra)) if extra else ""))
         return status, lines
     if args.expected_verdicts:
         # check_expected prints its own lines.

@@ -114,10 +114,17 @@ class StatusTest(unittest.TestCase):
     def test_a_mutant_passes_when_its_clauses_fail(self):
         cases = [test_case("Passes", "S3.A.1"), test_case("Fails", "S3.B.1", failures=["x"])]
         self.assertEqual(status_of(cases, expect_fail="S3.B.1"),
-                         (0, ["all 1 expected clauses FAIL, as they must for this mutant"]))
+                         (0, ["all 1 expected clauses FAIL, as they must for this mutant",
+                              "collateral: 0 more FAIL clauses"]))
         status, lines = status_of(cases, expect_fail="S3.A.1,S3.B.1")
         self.assertEqual(status, 1)
-        self.assertEqual(lines, ["EXPECTED FAIL but got: S3.A.1=PASS"])
+        self.assertEqual(lines[0], "EXPECTED FAIL but got: S3.A.1=PASS")
+
+    def test_a_mutant_reports_its_collateral_fails(self):
+        cases = [test_case("Fails", "S3.A.1,S3.B.1", failures=["x"])]
+        status, lines = status_of(cases, expect_fail="S3.B.1")
+        self.assertEqual(status, 0)
+        self.assertEqual(lines[-1], "collateral: 1 more FAIL clause: S3.A.1")
 
 
 class ExpectedVerdictsTest(unittest.TestCase):
