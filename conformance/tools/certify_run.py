@@ -228,15 +228,18 @@ def label_of(path):
     return "//%s:%s" % (os.path.dirname(path), os.path.basename(path))
 
 
-def annotate(cases, path, tag, root):
+def annotate(cases, path, tag, root, env=None):
     """Where to look and what to run again, for each failed test: the
-    command that runs it alone, and its region dump when the test wrote one
-    (the L2 and L3 fixtures do, as dumps/<tag>/<Suite>.<Test>.region under
-    `root`; runtime and Python tests write none)."""
+    command that runs it alone (with the environment its stage set), and its
+    region dump when the test wrote one (the L2 and L3 fixtures do, as
+    dumps/<tag>/<Suite>.<Test>.region under `root`; runtime and Python tests
+    write none)."""
+    prefix = "".join("%s=%s " % (k, v) for k, v in sorted((env or {}).items()))
     for case in cases:
         if case.failures:
             test = "%s.%s" % (case.suite, case.name)
-            case.properties["rerun"] = "bazel run %s -- --gtest_filter=%s" % (label_of(path), test)
+            case.properties["rerun"] = "%sbazel run %s -- --gtest_filter=%s" % (
+                prefix, label_of(path), test)
             dump = "dumps/%s/%s.region" % (tag, test)
             if os.path.isfile(os.path.join(root, dump)):
                 case.properties["region_dump"] = dump
@@ -457,14 +460,15 @@ def main(argv):
     runs, cases, binaries = [], [], []
     depth_not_run = {}  # clause -> why: judged only by a section this depth leaves out
 
-    def gtest_stage(stage, mi, section, path):
+    def gtest_stage(stage, mi, section, path, env=None):
         start = time.time()
         progress.show(stage, section, 0, 0, 0, 0)
         # Under TSan every report is kept and laid at its test's door (a halt
         # would end the binary at the first, before the test named its clauses).
-        env = {"TSAN_OPTIONS": "halt_on_error=0"} if stage == "tsan" else None
+        if stage == "tsan":
+            env = {"TSAN_OPTIONS": "halt_on_error=0"}
         got, rc = run_binary(mi, section, path, pkg, crash_map, env)
-        annotate(got, path, "mi%s_%s" % (mi, section), pkg)
+        annotate(got, path, "mi%s_%s" % (mi, section), pkg, env)
         cases.extend(got)
         ran_binaries.append(path)
         binaries.append({"max_inflight": int(mi), "section": section, "stage": stage,
@@ -493,6 +497,21 @@ def main(argv):
             key = "%s.%s" % (suite_name.split("/")[-1], name.split("/")[0])
             for token in crash_map.get(key, []):
                 depth_not_run.setdefault(catalogue.clause_of(token), run.reason)
+    # The suite again over non-coherent payload memory, per policy: the L2
+    # and L3 suites, whose harness memory the policy reaches (not the interop
+    # sections, which run over the runtime's memory).
+    for spec in args.binary if args.role in ("L2", "L3") else ():
+        mi, section, path = spec.split(":", 2)
+        if section in args.once_section or "interop" in section:
+            continue
+        for policy in S.NONCOHERENT_POLICIES:
+            tag = "noncoherent_%s_%s" % (policy.replace(":", ""), section)
+            if "noncoherent" in wanted:
+                runs.append(gtest_stage("noncoherent", mi, tag, path,
+                                        env={"SPSQ_COHERENCE": policy}))
+            else:
+                runs.append(S.not_run("noncoherent", tag, "not run at depth %s (it runs at "
+                                      "standard and deep)" % depth))
     if suite_runs:
         suite = S.StageRun("suite", "%d binaries" % len(suite_runs))
         suite.elapsed = sum(r.elapsed for r in suite_runs)

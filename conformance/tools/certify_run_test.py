@@ -258,17 +258,37 @@ TEST_F(S, Fails) {
 """
 
 
+# A suite binary whose one test passes on coherent memory and fails when
+# SPSQ_COHERENCE puts the payload behind private caches.
+FAKE_VISIBILITY = r"""#!/bin/sh
+if [ "$1" = "--gtest_list_tests" ]; then printf 'S.\n  Passes\n'; exit 0; fi
+if [ -n "$SPSQ_COHERENCE" ]; then
+  failure='<failure message="m">x.cc:3&#10;stale payload</failure>'; rc=1
+else
+  failure=''; rc=0
+fi
+cat > "${GTEST_OUTPUT#xml:}" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuites><testsuite name="S">
+<testcase name="Passes" status="run" result="completed" classname="S">
+<properties><property name="clauses" value="S3.A.1"/></properties>$failure</testcase>
+</testsuite></testsuites>
+EOF
+exit $rc
+"""
+
+
 class MainTest(unittest.TestCase):
     """main() end to end over the fake binary."""
 
-    def run_main(self, *extra):
+    def run_main(self, *extra, fake=FAKE_GTEST):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         d = tmp.name
         binary = os.path.join(d, "pkg", "cert_mi1_s3")
         os.makedirs(os.path.dirname(binary))
         with open(binary, "w") as f:
-            f.write(FAKE_GTEST)
+            f.write(fake)
         os.chmod(binary, os.stat(binary).st_mode | stat.S_IXUSR)
         src = os.path.join(d, "s3_test.cc")
         with open(src, "w") as f:
@@ -304,6 +324,27 @@ class MainTest(unittest.TestCase):
         self.assertEqual(failure["dump"], "dumps/mi1_s3/S.Fails.region")
         self.assertTrue(failure["rerun"].endswith(" -- --gtest_filter=S.Fails"), failure)
         self.assertEqual(status, 1)  # no mode asked for, yet a test failed
+
+    def test_the_noncoherent_stage_reruns_the_suite_under_each_policy(self):
+        status, rows, report, _ = self.run_main("--role=L2", "--depth=standard",
+                                                fake=FAKE_VISIBILITY)
+        self.assertEqual(rows["S3.A.1"]["verdict"], V.FAIL)
+        self.assertEqual(status, 1)
+        reruns = sorted(f["rerun"] for f in rows["S3.A.1"]["failures"])
+        self.assertEqual([r.split(" bazel run")[0] for r in reruns],
+                         ["SPSQ_COHERENCE=adversarial", "SPSQ_COHERENCE=random:1"])
+        stages = [(r["stage"], r["status"]) for r in report["identity"]["stages"]
+                  if r["stage"] in ("suite", "noncoherent")]
+        self.assertEqual(stages, [("suite", "PASS"), ("noncoherent", "FAIL"),
+                                  ("noncoherent", "FAIL")])
+        # At depth quick the stage does not run, and says so.
+        status, rows, report, _ = self.run_main("--role=L2", "--depth=quick",
+                                                fake=FAKE_VISIBILITY)
+        self.assertEqual(rows["S3.A.1"]["verdict"], V.PASS)
+        skipped = [r for r in report["identity"]["stages"] if r["stage"] == "noncoherent"]
+        self.assertEqual(len(skipped), 2)
+        self.assertTrue(all(r["status"] == "UNTESTED" and "depth quick" in r["reason"]
+                            for r in skipped), skipped)
 
     def test_the_failed_test_fails_the_certification(self):
         status, _, _, printed = self.run_main("--require-pass", "--allow-untested=S3.B.1")

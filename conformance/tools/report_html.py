@@ -19,7 +19,7 @@ import sys
 # A binary's section -> the stage column it belongs to, where the report
 # does not say (reports written before binaries carried their stage).
 STAGE_OF_SECTION = {"interop": "interop", "l3_interop": "interop", "wrap": "wrap"}
-STAGES = ("suite", "interop", "wrap", "explorer", "tsan", "corpus", "fuzz")
+STAGES = ("suite", "interop", "wrap", "noncoherent", "explorer", "tsan", "corpus", "fuzz")
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}

@@ -19,7 +19,9 @@ Depths (the budgets are seconds of wall time per harness):
   quick     the suite without the once-built runs (the 2^32 counter wrap)
             and the corpus replay
   standard  everything: plus the wrap, the explorer, the stress binaries
-            (plain and under TSan) and 60 s of libFuzzer per harness (the
+            (plain and under TSan), the suite again over non-coherent
+            memory (SPSQ_COHERENCE: each policy of NONCOHERENT_POLICIES,
+            conformance/coherence) and 60 s of libFuzzer per harness (the
             default)
   deep      standard with the user's budgets (--fuzz-seconds), for
             continuous fuzzing
@@ -38,9 +40,13 @@ DEPTHS = ("quick", "standard", "deep")
 # Which stages run at each depth.
 STAGES_AT = {
     "quick": ("suite", "corpus"),
-    "standard": ("suite", "wrap", "corpus", "fuzz", "explorer", "stress", "tsan"),
-    "deep": ("suite", "wrap", "corpus", "fuzz", "explorer", "stress", "tsan"),
+    "standard": ("suite", "wrap", "noncoherent", "corpus", "fuzz", "explorer", "stress", "tsan"),
+    "deep": ("suite", "wrap", "noncoherent", "corpus", "fuzz", "explorer", "stress", "tsan"),
 }
+# The noncoherent stage runs every suite binary again with SPSQ_COHERENCE set
+# to each of these: the endpoint's payload then lives in a private copy that
+# reaches the peer only through flush and invalidate.
+NONCOHERENT_POLICIES = ("adversarial", "random:1")
 FUZZ_SECONDS = {"quick": 0, "standard": 60, "deep": 600}
 MINIMIZE_SECONDS = 30
 MAX_FINDINGS = 5  # per harness and stage: more of the same helps nobody
