@@ -180,19 +180,30 @@ TEST_F(L3Ownership, ReleasingTheWrongHandlePoisons) {
 // ----------------------------------------------------------------- STOP
 
 TEST_F(L3Ownership, RequestStopPublishesAZeroByteStop) {
-  SPSQ_CLAUSES("S1.STOPAPI.1", "S4.STOP.1/l3-zero", "S4.STOP.4", "W.STOP.1/l3-stop");
   for (int variant = 0; variant < 2; ++variant) {
+    SCOPED_TRACE(variant ? "request_stop(5000)" : "try_request_stop()");
     Rebuild(QueueParams());
     const auto b = Bytes(10, 1);
-    ASSERT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk);
-    const uint64_t t0 = VirtualClock::peek();
-    ASSERT_EQ(variant ? l3().request_stop(5000) : l3().try_request_stop(), L3Status::kOk);
-    EXPECT_EQ(VirtualClock::peek(), t0) << "nothing to wait for: STOP is published at once";
-    const auto in = peer().drain_inputs();
-    ASSERT_EQ(in.size(), 2u);
-    EXPECT_EQ(in[1].opcode, wire::kStop);
-    EXPECT_EQ(in[1].nbytes, 0u);
-    EXPECT_EQ(in[1].offset, 0u) << "STOP after a sized message still has offset 0";
+    uint64_t t0 = 0;
+    std::vector<Message> in;
+    {
+      SPSQ_JUDGING("S1.STOPAPI.1");
+      ASSERT_EQ(l3().try_enqueue(b.data(), b.size()), L3Status::kOk);
+      t0 = VirtualClock::peek();
+      ASSERT_EQ(variant ? l3().request_stop(5000) : l3().try_request_stop(), L3Status::kOk);
+      in = peer().drain_inputs();
+      ASSERT_EQ(in.size(), 2u) << "one sized DATA, then one STOP";
+      EXPECT_EQ(in[1].opcode, wire::kStop);
+    }
+    {
+      SPSQ_JUDGING("S4.STOP.4");
+      EXPECT_EQ(VirtualClock::peek(), t0) << "nothing to wait for: STOP is published at once";
+    }
+    {
+      SPSQ_JUDGING("S4.STOP.1/l3-zero", "W.STOP.1/l3-stop");
+      EXPECT_EQ(in[1].nbytes, 0u);
+      EXPECT_EQ(in[1].offset, 0u) << "STOP after a sized message still has offset 0";
+    }
   }
 }
 
@@ -437,10 +448,11 @@ TEST_F(L3Ownership, PoisonIsTerminalAndFreeStaysValid) {
 }
 
 TEST_F(L3Ownership, FailedSharedMutationPoisons) {
-  SPSQ_CLAUSES("S4.POISON.7/l3", "S4.POISON.8/l3-tail", "S4.POISON.8/l3-head",
-               "W.VIEW.2/l3-write", "W.VIEW.2/l3-notify");
   if (!l3().uses_view()) GTEST_SKIP() << l3().name() << " does not run on the harness view";
+  // The first payload write, then the input tail Set, of an enqueue.
   for (ViewCall call : {ViewCall::kWrite, ViewCall::kNotify}) {
+    SPSQ_JUDGING(call == ViewCall::kWrite ? "S4.POISON.7/l3" : "S4.POISON.8/l3-tail",
+                 call == ViewCall::kWrite ? "W.VIEW.2/l3-write" : "W.VIEW.2/l3-notify");
     Rebuild(QueueParams());
     region().view_state().sticky_faults = false;  // the flag can still be raised
     region().faults().arm(call, 1);
@@ -451,6 +463,7 @@ TEST_F(L3Ownership, FailedSharedMutationPoisons) {
     EXPECT_EQ(InputTail(), 0) << "published after a failed write";
   }
   // The output head Set of a release.
+  SPSQ_JUDGING("S4.POISON.8/l3-head", "W.VIEW.2/l3-notify");
   Rebuild(QueueParams());
   region().view_state().sticky_faults = false;
   Outputs(1);
