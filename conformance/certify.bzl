@@ -153,7 +153,8 @@ def spsq_l2_certification(
         size = "medium",
         testonly = False,
         depth = "standard",
-        stages = L2_STAGES):
+        stages = L2_STAGES,
+        env = {}):
     """Certifies an L2 endpoint template.
 
     Args:
@@ -197,6 +198,10 @@ def spsq_l2_certification(
         quick, standard or deep (conformance/tools/stages.py).
       stages: the stages beyond the suite the report test runs (of
         L2_STAGES); tools/certify builds and runs the rest.
+      env: environment of the report test (which its suite binaries
+        inherit) and of the individual suite tests, e.g.
+        {"SPSQ_COHERENCE": "adversarial"} to run the suite on a non-coherent
+        payload (conformance/coherence/README.md).
     """
     suite_copts = copts + _system_include_copts(system_includes)
     binaries = []
@@ -304,7 +309,7 @@ def spsq_l2_certification(
                 tags = tags,
             )
             if individual_tests and section not in once_sections:
-                native.cc_test(size = _SIZES.get(section, "small"), **kwargs)
+                native.cc_test(size = _SIZES.get(section, "small"), env = env, **kwargs)
             else:
                 native.cc_binary(testonly = True, **kwargs)
             binaries.append((n, section, target))
@@ -342,6 +347,7 @@ def spsq_l2_certification(
         tags = tags,
         size = size,
         testonly = testonly,
+        env = env,
     )
 
 def _l2_stage_targets(name, config, stages, copts, features, tags):
@@ -450,10 +456,12 @@ def _report_test(
         stage_args = [],
         tags = [],
         size = "medium",
-        testonly = False):
+        testonly = False,
+        env = {}):
     """The test that runs `binaries` [(max_inflight, section, target)] and
     the stages in `stage_args` (certify_run's --corpus/--stage-binary), and
-    writes the verdict table and certification package."""
+    writes the verdict table and certification package. `env` is the test's
+    environment; certify_run passes it on to every binary it runs."""
     native.genrule(
         name = name + "_toolchain",
         outs = [name + "_toolchain.txt"],
@@ -512,6 +520,7 @@ def _report_test(
         # Unsandboxed so the report also lands in the workspace's
         # bazel-certification/<name>/ under bazel test.
         tags = tags + ["no-sandbox"],
+        env = env,
         **compat
     )
 
@@ -565,7 +574,8 @@ def spsq_l3_certification(
         size = "enormous",
         depth = "standard",
         stages = L3_STAGES,
-        testonly = False):
+        testonly = False,
+        env = {}):
     """Certifies an L3 queue through an L3Adapter (see conformance/l3/l3_adapter.h).
 
     Every clause the L3 role judges (roles L3 and both) must PASS, or be an
@@ -594,6 +604,8 @@ def spsq_l3_certification(
         L3_STAGES; <name>_stage_l3_stream is the l3_stream harness over the
         adapter, libFuzzer under --config=libfuzzer).
       testonly: for certifications of testonly adapters (mutants).
+      env: environment of the report test, which its suite binaries inherit
+        (e.g. {"SPSQ_COHERENCE": "adversarial"}: conformance/coherence).
 
     The suite is compiled once (//conformance/l3:<section>_suite, against the
     L3Adapter interface alone); a certification links it with its adapter.
@@ -656,6 +668,7 @@ def spsq_l3_certification(
         tags = tags,
         size = size,
         testonly = testonly,
+        env = env,
     )
 
 def spsq_python_certification(name, tests, module, runner, support, implementation,

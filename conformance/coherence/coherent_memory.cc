@@ -26,14 +26,6 @@ using ull = unsigned long long;
 
 }  // namespace
 
-const char* side_name(Side side) {
-  switch (side) {
-    case Side::kL2: return "L2";
-    case Side::kL3: return "L3";
-  }
-  return "?";
-}
-
 const char* cache_policy_name(CachePolicy policy) {
   switch (policy) {
     case CachePolicy::kNone: return "none";
@@ -41,6 +33,30 @@ const char* cache_policy_name(CachePolicy policy) {
     case CachePolicy::kAdversarial: return "adversarial";
   }
   return "?";
+}
+
+bool parse_cache_policy(const std::string& text, CachePolicy* policy, uint64_t* seed) {
+  if (text == "none" || text == "adversarial" || text == "random") {
+    *policy = text == "none"          ? CachePolicy::kNone
+              : text == "adversarial" ? CachePolicy::kAdversarial
+                                      : CachePolicy::kRandom;
+    *seed = 0;
+    return true;
+  }
+  static const std::string kRandomSeed = "random:";
+  if (text.compare(0, kRandomSeed.size(), kRandomSeed) != 0) return false;
+  const std::string digits = text.substr(kRandomSeed.size());
+  if (digits.empty() || digits.size() > 20) return false;
+  uint64_t value = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (value > (UINT64_MAX - d) / 10) return false;  // more than 64 bits
+    value = value * 10 + d;
+  }
+  *policy = CachePolicy::kRandom;
+  *seed = value;
+  return true;
 }
 
 const char* move_kind_name(NonCoherentPayload::MoveKind kind) {
@@ -72,18 +88,32 @@ std::string describe_movement(const NonCoherentPayload::Movement& m) {
 
 NonCoherentPayload::NonCoherentPayload(uint64_t bytes, CachePolicy policy, uint64_t seed)
     : bytes_(bytes), policy_(policy), rng_(seed) {
-  if (policy != CachePolicy::kNone && policy != CachePolicy::kRandom &&
-      policy != CachePolicy::kAdversarial) {
-    die("construction with an unknown cache policy");
-  }
   // Each buffer is a part of its own RegionMemory (no counter part), so each
   // sits flush against a faulting guard page: an overrun of a side's copy
   // faults exactly as an overrun of the coherent region does.
-  memory_ = std::make_unique<RegionMemory>(bytes, 0);
+  owned_memory_ = std::make_unique<RegionMemory>(bytes, 0);
+  dram_ = owned_memory_->payload();
+  make_copies();
+}
+
+NonCoherentPayload::NonCoherentPayload(uint8_t* dram, uint64_t bytes, CachePolicy policy,
+                                       uint64_t seed)
+    : bytes_(bytes), policy_(policy), rng_(seed), dram_(dram) {
+  if (dram == nullptr && bytes != 0) die("construction over a null external memory");
+  make_copies();
+}
+
+void NonCoherentPayload::make_copies() {
+  if (policy_ != CachePolicy::kNone && policy_ != CachePolicy::kRandom &&
+      policy_ != CachePolicy::kAdversarial) {
+    die("construction with an unknown cache policy");
+  }
   if (policy_ == CachePolicy::kNone) return;
   for (int s = 0; s < 2; ++s) {
-    copies_[s] = std::make_unique<RegionMemory>(bytes, 0);
-    snapshots_[s].assign(bytes, 0);  // all copies start zero: every line clean
+    copies_[s] = std::make_unique<RegionMemory>(bytes_, 0);
+    // Copies and snapshots start as DRAM is now: every line clean and fresh.
+    if (bytes_ != 0) std::memcpy(copies_[s]->payload(), dram_, bytes_);
+    snapshots_[s].assign(dram_, dram_ + bytes_);
   }
 }
 
@@ -120,7 +150,7 @@ uint8_t* NonCoherentPayload::snapshot(Side side) const {
 
 uint8_t* NonCoherentPayload::side_base(Side side) const {
   check_side("side_base", side);
-  return policy_ == CachePolicy::kNone ? memory_->payload() : copy(side);
+  return policy_ == CachePolicy::kNone ? dram_ : copy(side);
 }
 
 bool NonCoherentPayload::dirty(Side side, uint64_t line) const {
@@ -130,7 +160,7 @@ bool NonCoherentPayload::dirty(Side side, uint64_t line) const {
 
 bool NonCoherentPayload::stale(Side side, uint64_t line) const {
   const uint64_t at = line_offset(line);
-  return std::memcmp(copy(side) + at, memory_->payload() + at, line_length(line)) != 0;
+  return std::memcmp(copy(side) + at, dram_ + at, line_length(line)) != 0;
 }
 
 void NonCoherentPayload::write_back(Side side, uint64_t line, Cause cause) {
@@ -138,16 +168,17 @@ void NonCoherentPayload::write_back(Side side, uint64_t line, Cause cause) {
   // overwrites whatever the peer flushed into the same line meanwhile.
   const uint64_t at = line_offset(line);
   const uint64_t n = line_length(line);
-  std::memcpy(memory_->payload() + at, copy(side) + at, n);
+  std::memcpy(dram_ + at, copy(side) + at, n);
   std::memcpy(snapshot(side) + at, copy(side) + at, n);
+  if (write_back_hook_) write_back_hook_(at, n);
   record(side, line, MoveKind::kWriteBack, cause, false);
 }
 
 void NonCoherentPayload::drop(Side side, uint64_t line, Cause cause, bool lost_dirty) {
   const uint64_t at = line_offset(line);
   const uint64_t n = line_length(line);
-  std::memcpy(copy(side) + at, memory_->payload() + at, n);
-  std::memcpy(snapshot(side) + at, memory_->payload() + at, n);
+  std::memcpy(copy(side) + at, dram_ + at, n);
+  std::memcpy(snapshot(side) + at, dram_ + at, n);
   record(side, line, MoveKind::kDrop, cause, lost_dirty);
 }
 

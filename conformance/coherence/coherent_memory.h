@@ -28,13 +28,19 @@
 // is the point: a side that neither flushes nor invalidates works on its own
 // copy, and a line nobody invalidated is what its loads see.
 //
-// Every line starts cached by both sides (all three copies zero). A real
-// cache may hold a line from a prefetch, so keeping it is always legal.
+// Every line starts cached by both sides, all three copies equal: zero for a
+// part the model owns, DRAM's bytes at construction for an external one. A
+// real cache may hold a line from a prefetch, so keeping it is always legal.
+//
+// DRAM is either the model's own buffer or an external one (the harness's
+// RegionMemory payload): then the scripted peer, the region decoder, dumps
+// and the shadow check keep working on the real memory, and a peer store
+// into it is, to the model, a store another agent made visible.
 //
 // Only the payload is modelled. The COUNTER part (head/tail/abort signals,
 // reached through notify/test/wait) is coherent and stays in RegionMemory:
-// those calls are the synchronisation points, where a harness view would
-// call cache_may_act().
+// those calls are the synchronisation points, where the harness view calls
+// cache_may_act().
 //
 // Out-of-range use is a harness bug and aborts, naming the call, the side and
 // the range. Single-threaded, like the rest of the harness. The non-coherent
@@ -47,15 +53,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conformance/harness/region_memory.h"
+#include "conformance/harness/side.h"
 
 namespace spsq_conf {
-
-enum class Side : int { kL2 = 0, kL3 = 1 };
 
 enum class CachePolicy : int {
   // Coherent: one shared memory, both sides' bases are the DRAM copy, every
@@ -72,8 +79,15 @@ enum class CachePolicy : int {
   kAdversarial = 2,
 };
 
-const char* side_name(Side side);
 const char* cache_policy_name(CachePolicy policy);
+
+// Parses a policy as SPSQ_COHERENCE spells it: "none", "adversarial",
+// "random" (seed 0) or "random:<seed>" (decimal, fits 64 bits). False for
+// anything else; *policy and *seed are then unchanged.
+bool parse_cache_policy(const std::string& text, CachePolicy* policy, uint64_t* seed);
+// The accepted forms, for messages.
+inline constexpr const char* kCachePolicyForms =
+    "none, adversarial, random or random:<decimal seed>";
 
 class NonCoherentPayload {
  public:
@@ -114,6 +128,9 @@ class NonCoherentPayload {
 
   // A zero-filled part of `bytes` bytes. `seed` matters only under kRandom.
   NonCoherentPayload(uint64_t bytes, CachePolicy policy, uint64_t seed = 0);
+  // The same over external DRAM: `dram` (not owned, must outlive the model)
+  // holds the part's `bytes` bytes. Both side copies start equal to it.
+  NonCoherentPayload(uint8_t* dram, uint64_t bytes, CachePolicy policy, uint64_t seed = 0);
   ~NonCoherentPayload();
   NonCoherentPayload(const NonCoherentPayload&) = delete;
   NonCoherentPayload& operator=(const NonCoherentPayload&) = delete;
@@ -126,7 +143,15 @@ class NonCoherentPayload {
   // endpoint computes from). A PROT_NONE page follows the last byte.
   uint8_t* side_base(Side side) const;
   // DRAM, for checks ("what would a correct peer read after invalidating").
-  const uint8_t* memory() const { return memory_->payload(); }
+  const uint8_t* memory() const { return dram_; }
+  bool external_memory() const { return owned_memory_ == nullptr; }
+
+  // Called with [offset, nbytes) of DRAM after every write-back (a flush, the
+  // policy's or apply()'s), before the movement is logged: the harness keeps
+  // its shadow copy of DRAM in step, since the cache, not a stray store,
+  // changed those bytes. Empty: nothing is called.
+  using WriteBackHook = std::function<void(uint64_t offset, uint64_t nbytes)>;
+  void set_write_back_hook(WriteBackHook hook) { write_back_hook_ = std::move(hook); }
 
   // The side's cache traffic. A zero-byte range is a no-op.
   void flush(Side side, uint64_t offset, uint64_t nbytes);
@@ -184,11 +209,14 @@ class NonCoherentPayload {
   void drop(Side side, uint64_t line, Cause cause, bool lost_dirty);
   void record(Side side, uint64_t line, MoveKind kind, Cause cause, bool lost_dirty);
   uint64_t next_random();
+  void make_copies();
 
   uint64_t bytes_;
   CachePolicy policy_;
   uint64_t rng_;
-  std::unique_ptr<RegionMemory> memory_;
+  // Absent over external DRAM.
+  std::unique_ptr<RegionMemory> owned_memory_;
+  uint8_t* dram_ = nullptr;
   // Absent under kNone: both sides use memory_.
   std::unique_ptr<RegionMemory> copies_[2];
   std::vector<uint8_t> snapshots_[2];
@@ -196,6 +224,7 @@ class NonCoherentPayload {
   size_t log_limit_ = kDefaultLogLimit;
   uint64_t moves_total_ = 0;
   uint64_t steps_ = 0;
+  WriteBackHook write_back_hook_;
 };
 
 const char* move_kind_name(NonCoherentPayload::MoveKind kind);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -326,6 +327,132 @@ TEST(WorkedFailure, UnflushedOutputPassesUnderNone) {
   EXPECT_EQ(l3_reads_output_of_unflushing_l2(CachePolicy::kNone), Bytes(32, 'n'));
 }
 
+// ------------------------------------------------------ external DRAM
+
+// A buffer standing for the harness's RegionMemory payload.
+class ExternalMemory : public ::testing::Test {
+ protected:
+  ExternalMemory() : dram_(320, 0) {}
+  RegionMemory dram_;
+};
+
+TEST_F(ExternalMemory, CopiesStartAsDramIsAndDramIsTheCallersBuffer) {
+  for (uint64_t i = 0; i < 320; ++i) dram_.payload()[i] = static_cast<uint8_t>(i * 3 + 1);
+  NonCoherentPayload m(dram_.payload(), 320, CachePolicy::kAdversarial);
+  EXPECT_TRUE(m.external_memory());
+  EXPECT_EQ(m.memory(), dram_.payload());
+  EXPECT_NE(m.side_base(Side::kL2), dram_.payload());
+  EXPECT_NE(m.side_base(Side::kL3), m.side_base(Side::kL2));
+  EXPECT_EQ(std::memcmp(m.side_base(Side::kL2), dram_.payload(), 320), 0);
+  EXPECT_EQ(std::memcmp(m.side_base(Side::kL3), dram_.payload(), 320), 0);
+  EXPECT_TRUE(m.stale_lines(Side::kL2, 0, 320).empty());
+  EXPECT_TRUE(m.dirty_lines(Side::kL3, 0, 320).empty());
+  EXPECT_TRUE(m.pending_moves(Side::kL2).empty());
+}
+
+TEST_F(ExternalMemory, APeerStoreIntoDramIsSeenOnlyAfterAnInvalidate) {
+  NonCoherentPayload m(dram_.payload(), 320, CachePolicy::kAdversarial);
+  const Bytes b(8, 0xAB);
+  dram_.write(100, b.data(), b.size());  // the scripted peer: flushed by definition
+  EXPECT_EQ(load_bytes(m, Side::kL2, 100, 8), Bytes(8, 0));
+  EXPECT_EQ(m.stale_lines(Side::kL2, 0, 320), Lines{1});
+  EXPECT_EQ(fresh(m, Side::kL2, 100, 8), b);
+}
+
+TEST_F(ExternalMemory, AFlushWritesWholeLinesIntoTheCallersBuffer) {
+  NonCoherentPayload m(dram_.payload(), 320, CachePolicy::kAdversarial);
+  std::memset(m.side_base(Side::kL2) + 130, 0x5C, 4);
+  EXPECT_EQ(dram_.payload()[130], 0);
+  m.flush(Side::kL2, 130, 4);
+  EXPECT_EQ(dram_.payload()[133], 0x5C);
+  EXPECT_EQ(dram(m, 128, 64), load_bytes(m, Side::kL2, 128, 64));
+}
+
+TEST_F(ExternalMemory, TheWriteBackHookSeesEveryWriteBackAsALineRange) {
+  // 200 bytes: the last line is [192, 200).
+  RegionMemory small(200, 0);
+  NonCoherentPayload m(small.payload(), 200, CachePolicy::kAdversarial);
+  std::vector<std::pair<uint64_t, uint64_t>> seen;
+  m.set_write_back_hook([&](uint64_t off, uint64_t n) { seen.emplace_back(off, n); });
+  std::memset(m.side_base(Side::kL2) + 60, 1, 10);  // lines 0 and 1
+  m.side_base(Side::kL2)[199] = 2;                  // line 3
+  m.flush(Side::kL2, 0, 200);
+  EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 64}, {64, 64}, {192, 8}}));
+  seen.clear();
+  m.side_base(Side::kL3)[5] = 9;
+  EXPECT_TRUE(m.apply(Move{Side::kL3, 0, Kind::kWriteBack}));
+  EXPECT_EQ(seen, (std::vector<std::pair<uint64_t, uint64_t>>{{0, 64}}));
+  seen.clear();
+  m.invalidate(Side::kL2, 0, 200);  // drops never touch DRAM
+  EXPECT_TRUE(seen.empty());
+}
+
+TEST_F(ExternalMemory, TheCoherentPolicyHandsOutTheCallersBuffer) {
+  NonCoherentPayload m(dram_.payload(), 320, CachePolicy::kNone);
+  EXPECT_EQ(m.side_base(Side::kL2), dram_.payload());
+  EXPECT_EQ(m.side_base(Side::kL3), dram_.payload());
+  m.side_base(Side::kL2)[7] = 7;
+  EXPECT_EQ(load_bytes(m, Side::kL3, 7, 1), Bytes{7});
+}
+
+TEST_F(ExternalMemory, RandomReplaysOverExternalMemoryToo) {
+  // The DRAM after each sync point, one snapshot per step: the same seed
+  // gives the same history, another seed another.
+  auto run = [](uint64_t seed) {
+    RegionMemory d(512, 0);
+    NonCoherentPayload m(d.payload(), 512, CachePolicy::kRandom, seed);
+    std::vector<Bytes> history;
+    for (uint64_t i = 0; i < 40; ++i) {
+      m.side_base(Side::kL2)[(i * 29) % 512] = static_cast<uint8_t>(i + 1);
+      m.cache_may_act(Side::kL2);
+      history.emplace_back(d.payload(), d.payload() + 512);
+    }
+    return history;
+  };
+  EXPECT_EQ(run(5), run(5));
+  EXPECT_NE(run(5), run(6));
+}
+
+TEST_F(ExternalMemory, TheModelLeavesTheBufferToItsOwner) {
+  {
+    NonCoherentPayload m(dram_.payload(), 320, CachePolicy::kAdversarial);
+    m.side_base(Side::kL2)[0] = 1;
+    m.flush(Side::kL2, 0, 1);
+  }
+  EXPECT_EQ(dram_.payload()[0], 1);  // still mapped, still written
+}
+
+// ---------------------------------------------------------- the policy text
+
+TEST(ParseCachePolicy, AcceptsTheFourForms) {
+  CachePolicy p = CachePolicy::kAdversarial;
+  uint64_t seed = 99;
+  ASSERT_TRUE(parse_cache_policy("none", &p, &seed));
+  EXPECT_EQ(p, CachePolicy::kNone);
+  EXPECT_EQ(seed, 0u);
+  ASSERT_TRUE(parse_cache_policy("adversarial", &p, &seed));
+  EXPECT_EQ(p, CachePolicy::kAdversarial);
+  ASSERT_TRUE(parse_cache_policy("random", &p, &seed));
+  EXPECT_EQ(p, CachePolicy::kRandom);
+  EXPECT_EQ(seed, 0u);
+  ASSERT_TRUE(parse_cache_policy("random:42", &p, &seed));
+  EXPECT_EQ(p, CachePolicy::kRandom);
+  EXPECT_EQ(seed, 42u);
+  ASSERT_TRUE(parse_cache_policy("random:18446744073709551615", &p, &seed));
+  EXPECT_EQ(seed, UINT64_MAX);
+}
+
+TEST(ParseCachePolicy, RefusesEverythingElseAndLeavesTheOutputsAlone) {
+  for (const char* bad : {"", "None", "adversarial ", "random:", "random:-1", "random:0x10",
+                          "random:1a", "random:18446744073709551616", "random 1", "coherent"}) {
+    CachePolicy p = CachePolicy::kAdversarial;
+    uint64_t seed = 7;
+    EXPECT_FALSE(parse_cache_policy(bad, &p, &seed)) << "\"" << bad << "\"";
+    EXPECT_EQ(p, CachePolicy::kAdversarial) << bad;
+    EXPECT_EQ(seed, 7u) << bad;
+  }
+}
+
 // ------------------------------------------------------------- death
 
 TEST(NonCoherentPayloadDeathTest, OutOfRangeCallsNameTheCallTheSideAndTheRange) {
@@ -354,6 +481,11 @@ TEST(NonCoherentPayloadDeathTest, IllegalMovesDie) {
   EXPECT_DEATH(m.apply(Move{Side::kL3, 2, Kind::kWriteBack}), "apply by L3 of line 2");
   m.side_base(Side::kL2)[0] = 1;
   EXPECT_DEATH(m.apply(Move{Side::kL2, 0, Kind::kDrop}), "drop dirty line 0 of L2");
+}
+
+TEST(NonCoherentPayloadDeathTest, ExternalMemoryMustExist) {
+  EXPECT_DEATH(NonCoherentPayload(nullptr, 64, CachePolicy::kAdversarial),
+               "over a null external memory");
 }
 
 TEST(NonCoherentPayloadDeathTest, OneBytePastASideCopyFaultsOnTheGuardPage) {

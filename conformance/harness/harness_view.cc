@@ -112,6 +112,13 @@ int32_t* slot(ViewState* s, uint64_t offset) {
   return reinterpret_cast<int32_t*>(s->memory->counter() + offset);
 }
 
+// A counter call is a synchronisation point: the side's cache may move
+// lines on its own there (write-backs reach the shadow through the model's
+// hook, set by whoever built it).
+void cache_point(ViewState* s) {
+  if (s != nullptr && s->coherence != nullptr) s->coherence->cache_may_act(s->side);
+}
+
 }  // namespace
 
 void ViewState::fail_now(const char* why) { fail(this, why); }
@@ -127,7 +134,13 @@ bool HarnessView::Payload::do_read(uint64_t offset, uint64_t nbytes, uint8_t** a
   a.nbytes = nbytes;
   if (s_ == nullptr || !begin(s_, ViewCall::kRead, &a)) return false;
   if (!in_bounds(s_, RegionMemory::kPayload, offset, nbytes, "payload read")) return false;
-  *addr = s_->memory->payload() + offset;
+  if (s_->coherence != nullptr) {
+    // "makes [offset, offset + nbytes) readable": the lines are refetched,
+    // so the borrowed span shows what DRAM holds now.
+    s_->coherence->cache_may_act(s_->side);
+    s_->coherence->invalidate(s_->side, offset, nbytes);
+  }
+  *addr = s_->payload_base() + offset;
   log_entry(s_, a);
   return true;
 }
@@ -143,8 +156,10 @@ bool HarnessView::Payload::do_write(uint64_t offset, const void* src, uint64_t n
     violation(s_, RegionMemory::kPayload, offset, nbytes, "payload write from a null source");
     return false;
   }
-  uint8_t* dst = s_->memory->payload() + offset;
+  uint8_t* dst = s_->payload_base() + offset;
   if (nbytes != 0 && dst != src) std::memmove(dst, src, nbytes);
+  // "copies and flushes the span": whole lines reach DRAM.
+  if (s_->coherence != nullptr) s_->coherence->flush(s_->side, offset, nbytes);
   s_->memory->sync_shadow(RegionMemory::kPayload, offset, nbytes);
   s_->idle_tests = 0;
   log_entry(s_, a);
@@ -159,6 +174,7 @@ bool HarnessView::Counter::do_notify(uint64_t offset, int32_t value, uint32_t op
   a.nbytes = 4;
   a.value = value;
   a.op = op;
+  cache_point(s_);
   if (s_ == nullptr || !begin(s_, ViewCall::kNotify, &a)) return false;
   if (!counter_slot_ok(s_, offset, "counter notify")) return false;
   int32_t* p = slot(s_, offset);
@@ -185,6 +201,7 @@ bool HarnessView::Counter::do_test(uint64_t offset, int32_t cmp_value, uint32_t 
   a.nbytes = 4;
   a.value = cmp_value;
   a.op = cmp;
+  cache_point(s_);
   if (s_ == nullptr || !begin(s_, ViewCall::kTest, &a)) return false;
   if (!counter_slot_ok(s_, offset, "counter test")) return false;
   if (!s_->lean) {
@@ -222,6 +239,7 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
   a.value = cmp_value;
   a.op = cmp;
   a.timeout_ns = timeout_ns;
+  cache_point(s_);
   if (s_ == nullptr || !begin(s_, ViewCall::kWait, &a)) return false;
   if (!counter_slot_ok(s_, offset, "counter wait")) return false;
   const uint64_t start = VirtualClock::peek();

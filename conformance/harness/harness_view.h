@@ -17,6 +17,13 @@
 //     an access outside is a violation, logged, and fails the view,
 //   - is appended to the AccessLog with the virtual time.
 // (ViewState::lean keeps only the bounds and contract checks, for hot loops.)
+//
+// With ViewState::coherence set, the payload part is non-coherent
+// (conformance/coherence): the endpoint is one side of NonCoherentPayload,
+// span() hands out that side's private copy, read() invalidates the span
+// (the endpoint then sees what DRAM holds), write() copies into the copy and
+// flushes the span (DRAM gets whole lines), and every counter call is a point
+// where the side's cache may act on its own. Counters stay coherent.
 // wait() never sleeps: when its condition does not hold it runs the next
 // VirtualClock action before the deadline, or advances time to the deadline.
 #ifndef SPSQ_CONFORMANCE_HARNESS_HARNESS_VIEW_H_
@@ -28,9 +35,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "conformance/coherence/coherent_memory.h"
 #include "conformance/harness/access_log.h"
 #include "conformance/harness/fault_plan.h"
 #include "conformance/harness/region_memory.h"
+#include "conformance/harness/side.h"
 #include "conformance/model/view_parts.h"
 
 namespace spsq_conf {
@@ -64,8 +73,17 @@ struct ViewState {
   // claimed span and real memory, counter slots on the 64-byte stride, the
   // notify op and compare numbers, a null write source; each is a violation.
   bool lean = false;
+  // Non-coherent payload (default off): the model over memory's payload, and
+  // the side the endpoint plays in it. Lean mode's inline paths apply only
+  // when this is null; everything else behaves as without it.
+  NonCoherentPayload* coherence = nullptr;
+  Side side = Side::kL2;
   // A view that is already failed when handed to the endpoint.
   void fail_now(const char* why);
+  // The payload base the endpoint sees: its side's copy, or the memory.
+  uint8_t* payload_base() const {
+    return coherence != nullptr ? coherence->side_base(side) : memory->payload();
+  }
 };
 
 class HarnessView {
@@ -84,7 +102,7 @@ class HarnessView {
    public:
     explicit Payload(ViewState* s) : s_(s) {}
     HarnessSpan span() const {
-      return HarnessSpan{reinterpret_cast<uint64_t>(s_->memory->payload()), s_->payload_span};
+      return HarnessSpan{reinterpret_cast<uint64_t>(s_->payload_base()), s_->payload_span};
     }
     template <class Out>
     bool read(uint64_t offset, uint64_t nbytes, Out& out) {
@@ -114,10 +132,10 @@ class HarnessView {
     }
 
    private:
-    // Lean mode's inline path: a live view and an access inside the span.
-    // Anything else takes the out-of-line path, which reports it.
+    // Lean mode's inline path: a live coherent view and an access inside the
+    // span. Anything else takes the out-of-line path, which reports it.
     bool lean_ok(uint64_t offset, uint64_t nbytes) const {
-      if (s_ == nullptr || !s_->lean || s_->failed) return false;
+      if (s_ == nullptr || !s_->lean || s_->failed || s_->coherence != nullptr) return false;
       const uint64_t real = s_->memory->payload_bytes();
       const uint64_t limit = s_->payload_span < real ? s_->payload_span : real;
       return in_span(offset, nbytes, limit);
@@ -176,9 +194,10 @@ class HarnessView {
     }
 
    private:
-    // Lean mode's inline path: a live view and a signal slot inside the span.
+    // Lean mode's inline path: a live coherent view and a signal slot inside
+    // the span.
     bool lean_slot(uint64_t offset) const {
-      if (s_ == nullptr || !s_->lean || s_->failed) return false;
+      if (s_ == nullptr || !s_->lean || s_->failed || s_->coherence != nullptr) return false;
       const uint64_t real = s_->memory->counter_bytes();
       const uint64_t limit = s_->counter_span < real ? s_->counter_span : real;
       return offset % 64 == 0 && in_span(offset, 4, limit);

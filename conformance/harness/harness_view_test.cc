@@ -251,6 +251,171 @@ TEST_F(HarnessViewTest, LeanModeKeepsTheChecksAndRecordsNothing) {
   EXPECT_EQ(log_.size(), 0u) << "violations are not logged in lean mode either";
 }
 
+// ------------------------------------------------- non-coherent payload
+
+// The view as one side (L2) of a non-coherent payload over memory_ (DRAM);
+// the test plays the peer on DRAM, as the scripted peers do.
+class NonCoherentViewTest : public HarnessViewTest {
+ protected:
+  explicit NonCoherentViewTest(CachePolicy policy = CachePolicy::kAdversarial, uint64_t seed = 0)
+      : model_(memory_.payload(), 256, policy, seed) {
+    model_.set_write_back_hook([this](uint64_t off, uint64_t n) {
+      memory_.sync_shadow(RegionMemory::kPayload, off, n);
+    });
+    state_.coherence = &model_;
+    state_.side = Side::kL2;
+  }
+  uint8_t* copy() { return model_.side_base(Side::kL2); }
+  NonCoherentPayload model_;
+};
+
+TEST_F(NonCoherentViewTest, TheSpanIsTheSidesCopyAndReadsLendFromIt) {
+  HarnessView v(&state_);
+  TheirSpan s = v.payload().span();
+  EXPECT_EQ(s.base, reinterpret_cast<uint64_t>(copy()));
+  EXPECT_NE(s.base, reinterpret_cast<uint64_t>(memory_.payload()));
+  EXPECT_EQ(s.logical_bytes, 256u);
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(40, 3, out));
+  EXPECT_EQ(out.local_addr, copy() + 40);
+  EXPECT_EQ(log_.size(), 1u);
+}
+
+TEST_F(NonCoherentViewTest, AReadRefetchesWhatThePeerPutInDram) {
+  HarnessView v(&state_);
+  const uint8_t old_bytes[4] = {1, 1, 1, 1};
+  const uint8_t new_bytes[4] = {2, 2, 2, 2};
+  memory_.write(100, old_bytes, 4);
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(100, 4, out));
+  EXPECT_EQ(std::memcmp(out.local_addr, old_bytes, 4), 0);
+  memory_.write(100, new_bytes, 4);  // the peer, after the endpoint's read
+  EXPECT_EQ(std::memcmp(out.local_addr, old_bytes, 4), 0) << "a borrowed span is not refreshed";
+  const TheirPayloadSpan kept = out;
+  ASSERT_TRUE(v.payload().read(100, 4, out));
+  EXPECT_EQ(std::memcmp(out.local_addr, new_bytes, 4), 0) << "a fresh read invalidates";
+  EXPECT_EQ(kept.local_addr, out.local_addr);
+  EXPECT_EQ(log_.count_kind(AccessKind::kUnaccountedStore), 0u);
+}
+
+TEST_F(NonCoherentViewTest, AWriteCopiesIntoTheCopyAndFlushesWholeLines) {
+  HarnessView v(&state_);
+  const uint8_t bytes[3] = {7, 8, 9};
+  copy()[70] = 0x44;  // a raw store into the same line, never written through the view
+  ASSERT_TRUE(v.payload().write(80, bytes, 3));
+  EXPECT_EQ(copy()[81], 8);
+  EXPECT_EQ(memory_.payload()[81], 8) << "the write flushed";
+  EXPECT_EQ(memory_.payload()[70], 0x44) << "a write-back moves the whole line";
+  EXPECT_TRUE(model_.dirty_lines(Side::kL2, 0, 256).empty());
+  TheirSample s{};
+  ASSERT_TRUE(v.counter().test(0, 0, TheirCmp::EQ, s));
+  EXPECT_EQ(log_.count_kind(AccessKind::kUnaccountedStore), 0u)
+      << "the cache's write-back is accounted: " << log_.dump();
+}
+
+TEST_F(NonCoherentViewTest, AWriteFromTheSpanItselfFlushesInPlace) {
+  HarnessView v(&state_);
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(128, 64, out));
+  std::memset(out.local_addr, 0x6B, 64);  // L2 code fills the lent span
+  EXPECT_EQ(memory_.payload()[130], 0) << "unflushed: DRAM still old";
+  EXPECT_EQ(model_.dirty_lines(Side::kL2, 0, 256), std::vector<uint64_t>{2});
+  ASSERT_TRUE(v.payload().write(128, out.local_addr, 64));
+  EXPECT_EQ(memory_.payload()[130], 0x6B);
+  EXPECT_EQ(memory_.payload()[191], 0x6B);
+}
+
+TEST_F(NonCoherentViewTest, AnUnflushedStoreNeverReachesDramUnderAdversarial) {
+  HarnessView v(&state_);
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(0, 16, out));
+  std::memset(out.local_addr, 0x11, 16);
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(v.counter().notify(128, i, TheirNotify::Set));
+    TheirSample s{};
+    ASSERT_TRUE(v.counter().test(0, 0, TheirCmp::EQ, s));
+  }
+  EXPECT_EQ(memory_.payload()[0], 0);
+  EXPECT_EQ(memory_.load_counter(128), 99) << "counters stay coherent";
+}
+
+TEST_F(NonCoherentViewTest, EveryCounterCallIsASyncPoint) {
+  HarnessView v(&state_);
+  const uint64_t before = model_.steps();
+  TheirSample s{};
+  ASSERT_TRUE(v.counter().notify(64, 1, TheirNotify::Set));
+  ASSERT_TRUE(v.counter().test(64, 1, TheirCmp::EQ, s));
+  int32_t seen = 0;
+  ASSERT_TRUE(v.counter().wait(64, 1, TheirCmp::EQ, 100, seen));
+  EXPECT_EQ(model_.steps(), before + 3);
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(0, 8, out));  // a sync point, then the invalidate
+  EXPECT_EQ(model_.steps(), before + 5);
+  ASSERT_TRUE(v.payload().write(0, out.local_addr, 8));  // the flush only
+  EXPECT_EQ(model_.steps(), before + 6);
+}
+
+class RandomNonCoherentViewTest : public NonCoherentViewTest {
+ protected:
+  RandomNonCoherentViewTest() : NonCoherentViewTest(CachePolicy::kRandom, 3) {}
+};
+
+TEST_F(RandomNonCoherentViewTest, SpontaneousWriteBacksHappenAtCounterCallsAndAreAccounted) {
+  HarnessView v(&state_);
+  std::memset(copy(), 0x2D, 256);  // as if L2 code had stored everywhere
+  TheirSample s{};
+  for (int i = 0; i < 64 && model_.movements_total() < 4; ++i) {
+    ASSERT_TRUE(v.counter().test(0, 0, TheirCmp::EQ, s));
+  }
+  ASSERT_EQ(model_.movements_total(), 4u) << "every line written back in the end";
+  for (const auto& m : model_.movements()) {
+    EXPECT_EQ(m.cause, NonCoherentPayload::Cause::kSpontaneous);
+  }
+  EXPECT_EQ(memory_.payload()[255], 0x2D);
+  ASSERT_TRUE(v.counter().test(0, 0, TheirCmp::EQ, s));
+  EXPECT_EQ(log_.count_kind(AccessKind::kUnaccountedStore), 0u) << log_.dump();
+}
+
+TEST_F(NonCoherentViewTest, ChecksFaultsAndTheLogBehaveAsWhenCoherent) {
+  HarnessView v(&state_);
+  TheirPayloadSpan out{};
+  EXPECT_FALSE(v.payload().read(250, 7, out));
+  ASSERT_EQ(state_.violations.size(), 1u);
+  EXPECT_NE(state_.violations[0].find("outside the payload span"), std::string::npos);
+  EXPECT_TRUE(v.failed());
+  state_.failed = false;
+  state_.violations.clear();
+  faults_.arm(ViewCall::kWrite, 1);
+  const uint8_t b = 1;
+  EXPECT_FALSE(v.payload().write(0, &b, 1));
+  EXPECT_EQ(copy()[0], 0) << "a faulted write does nothing";
+  EXPECT_EQ(log_.count_kind(AccessKind::kInjectedFault), 1u);
+  EXPECT_TRUE(state_.violations.empty());
+}
+
+TEST_F(NonCoherentViewTest, LeanModeGoesThroughTheModelAndKeepsItsChecks) {
+  state_.lean = true;
+  HarnessView v(&state_);
+  const uint8_t b[2] = {4, 5};
+  ASSERT_TRUE(v.payload().write(10, b, 2));
+  EXPECT_EQ(copy()[11], 5);
+  EXPECT_EQ(memory_.payload()[11], 5) << "lean or not, a write flushes";
+  memory_.payload()[20] = 6;  // the peer
+  TheirPayloadSpan out{};
+  ASSERT_TRUE(v.payload().read(20, 1, out));
+  EXPECT_EQ(out.local_addr, copy() + 20);
+  EXPECT_EQ(*static_cast<uint8_t*>(out.local_addr), 6) << "lean or not, a read invalidates";
+  const uint64_t before = model_.steps();
+  TheirSample s{};
+  ASSERT_TRUE(v.counter().notify(64, 7, TheirNotify::Set));
+  ASSERT_TRUE(v.counter().test(64, 7, TheirCmp::EQ, s));
+  EXPECT_TRUE(s.matched);
+  EXPECT_EQ(model_.steps(), before + 2);
+  EXPECT_EQ(log_.size(), 0u) << log_.dump();
+  EXPECT_FALSE(v.payload().read(255, 2, out));
+  EXPECT_EQ(state_.violations.size(), 1u) << "out of the payload span";
+}
+
 TEST_F(HarnessViewTest, NoStateMeansFailed) {
   HarnessView v;
   EXPECT_TRUE(v.failed());

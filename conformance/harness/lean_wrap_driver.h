@@ -36,13 +36,16 @@ namespace spsq_conf {
 namespace lean_wrap {
 
 // One queue per direction: a deep ring, small arenas (zero-byte messages),
-// no shadow copy.
+// no shadow copy, and a coherent payload whatever SPSQ_COHERENCE says: every
+// counter call would be a sync point, and 2^33 of them under kRandom (a scan
+// of the whole copy each) would not finish.
 inline QueueParams Params() {
   QueueParams p;
   p.depth = 1024;
   p.input_arena = 64;
   p.output_arena = 64;
   p.shadow = false;
+  p.coherence_from_env = false;
   return p;
 }
 

@@ -23,9 +23,57 @@ bool overlaps(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) {
   return an != 0 && bn != 0 && a < b + bn && b < a + an;
 }
 
+constexpr const char* kCoherenceVar = "SPSQ_COHERENCE";
+constexpr const char* kOpenFlushVar = "SPSQ_OPEN_FLUSH";
+
+// SPSQ_OPEN_FLUSH: unset or empty, the suite's L2 code flushes what it
+// stores, which is right under either reading (the spec's example must work on
+// both); "B" says the same of an endpoint that leaves the flush to L2 code;
+// "A" declares that the endpoint's publish flushes, so L2 code does not, and a
+// publish that does not flush leaves stale bytes for the peer.
+bool l2_code_flushes_from_environment() {
+  const char* v = std::getenv(kOpenFlushVar);
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "B") == 0) return true;
+  if (std::strcmp(v, "A") == 0) return false;
+  std::fprintf(stderr,
+               "QueueRegion: %s=\"%s\" is not an OPEN.FLUSH reading: accepted are A (publish "
+               "flushes the output payload), B (L2 code flushes it) or unset (L2 code flushes "
+               "it, right under either reading)\n",
+               kOpenFlushVar, v);
+  std::abort();
+}
+
+void append_lines(std::string* s, const char* what, const std::vector<uint64_t>& lines) {
+  *s += what;
+  if (lines.empty()) *s += " none";
+  for (uint64_t line : lines) {
+    char text[48];
+    std::snprintf(text, sizeof(text), " %" PRIu64 "@%" PRIu64, line,
+                  line * NonCoherentPayload::kLineBytes);
+    *s += text;
+  }
+  *s += "\n";
+}
+
 }  // namespace
 
-QueueRegion::QueueRegion(QueueParams p) : params_(p) {
+void coherence_from_environment(CachePolicy* policy, uint64_t* seed) {
+  *policy = CachePolicy::kNone;
+  *seed = 0;
+  const char* v = std::getenv(kCoherenceVar);
+  if (v == nullptr || *v == '\0') return;
+  if (parse_cache_policy(v, policy, seed)) return;
+  std::fprintf(stderr, "QueueRegion: %s=\"%s\" is not a cache policy: accepted are %s\n",
+               kCoherenceVar, v, kCachePolicyForms);
+  std::abort();
+}
+
+QueueRegion::QueueRegion(QueueParams p) : params_(p) { build(false, Side::kL2); }
+
+QueueRegion::QueueRegion(QueueParams p, Side endpoint) : params_(p) { build(true, endpoint); }
+
+void QueueRegion::build(bool side_known, Side endpoint) {
+  const QueueParams& p = params_;
   if (!wire::compute_layout(p.depth, p.input_arena, p.output_arena, &layout_)) {
     std::fprintf(stderr, "QueueRegion: harness bug: no layout for depth %" PRIu64 "\n", p.depth);
     std::abort();
@@ -37,17 +85,58 @@ QueueRegion::QueueRegion(QueueParams p) : params_(p) {
   view_state_.counter_span = wire::kCounterBytes;
   view_state_.log = &log_;
   view_state_.faults = &faults_;
+
+  CachePolicy policy = p.coherence;
+  uint64_t seed = p.coherence_seed;
+  if (policy != CachePolicy::kNone) {
+    // Asked for by the test itself: anything that prevents it is a bug.
+    if (!side_known || layout_.payload_bytes > kCoherenceLimit) {
+      std::fprintf(stderr,
+                   "QueueRegion: harness bug: a %s payload needs %s\n",
+                   cache_policy_name(policy),
+                   side_known ? "a region of at most 1 MiB"
+                              : "the side the endpoint plays (QueueRegion(params, side))");
+      std::abort();
+    }
+  } else if (p.coherence_from_env) {
+    coherence_from_environment(&policy, &seed);  // validated even where unused
+    if (policy != CachePolicy::kNone && (!side_known || layout_.payload_bytes > kCoherenceLimit)) {
+      // Said once per process, so a run under a policy is not misread.
+      static bool said[2] = {false, false};
+      bool& once = said[side_known ? 1 : 0];
+      if (!once) {
+        once = true;
+        std::fprintf(stderr, "QueueRegion: %s: %s stay coherent\n", kCoherenceVar,
+                     side_known ? "regions over 1 MiB"
+                                : "regions built without the endpoint's side (the L3 suite's)");
+      }
+      policy = CachePolicy::kNone;
+    }
+  }
+  if (policy == CachePolicy::kNone) return;
+  coherence_.reset(new NonCoherentPayload(memory_->payload(), layout_.payload_bytes, policy, seed));
+  coherence_seed_ = seed;
+  // Write-backs change DRAM on the cache's behalf: the shadow accounts them.
+  RegionMemory* memory = memory_.get();
+  coherence_->set_write_back_hook([memory](uint64_t offset, uint64_t nbytes) {
+    memory->sync_shadow(RegionMemory::kPayload, offset, nbytes);
+  });
+  view_state_.coherence = coherence_.get();
+  view_state_.side = endpoint;
+  l2_code_flushes_ = endpoint == Side::kL2 && l2_code_flushes_from_environment();
 }
 
 wire::BindingFields QueueRegion::fields() const {
-  return wire::binding_for(layout_, reinterpret_cast<uint64_t>(memory_->payload()),
+  // The payload base as the endpoint sees it: a binding carries the address
+  // its receiver maps the region at.
+  return wire::binding_for(layout_, reinterpret_cast<uint64_t>(endpoint_payload()),
                            reinterpret_cast<uint64_t>(memory_->counter()), params_.session,
                            params_.transaction);
 }
 
 bool QueueRegion::l2_store(uint8_t* dst, const void* src, uint64_t n) {
   if (n == 0) return true;
-  const uint8_t* base = memory_->payload();
+  const uint8_t* base = endpoint_payload();
   const uint64_t lo = layout_.output_arena;
   const uint64_t hi = lo + layout_.output_arena_bytes;
   if (dst == nullptr || dst < base + lo || dst > base + hi ||
@@ -58,20 +147,25 @@ bool QueueRegion::l2_store(uint8_t* dst, const void* src, uint64_t n) {
   }
   std::memcpy(dst, src, n);
   const uint64_t off = static_cast<uint64_t>(dst - base);
-  memory_->sync_shadow(RegionMemory::kPayload, off, n);
+  // Coherent, the store is in shared memory at once (a known writer's);
+  // non-coherent, it is in L2's copy, and DRAM changes only by a write-back.
+  if (!coherence_) memory_->sync_shadow(RegionMemory::kPayload, off, n);
   Access a;
   a.kind = AccessKind::kL2CodeStore;
   a.offset = off;
   a.nbytes = n;
   a.time_ns = VirtualClock::peek();
   log_.add(a);
+  // L2 code's own cache maintenance, not a view call: nothing is logged and
+  // no injected fault can hit it, so the endpoint's calls are judged alone.
+  if (coherence_ && l2_code_flushes_) coherence_->flush(Side::kL2, off, n);
   return true;
 }
 
 void QueueRegion::check_invariants(Side side, const char* who,
                                    const std::vector<std::string>& peer_violations,
                                    std::set<std::string>* violated) {
-  const char* me = side == Side::kL2 ? "L2" : "L3";
+  const char* me = side_name(side);
   for (const std::string& v : view_state_.violations) {
     ADD_FAILURE() << who << ": W.VIEW.1/S0.REGION.1: contract misuse through the view: " << v;
     violated->insert("W.VIEW.1");
@@ -138,6 +232,28 @@ std::string QueueRegion::describe() const {
                                         memory_->counter(), memory_->counter_bytes(),
                                         params_.depth, params_.input_arena, params_.output_arena);
   std::string s = region_to_text(r);
+  if (coherence_) {
+    const NonCoherentPayload& m = *coherence_;
+    const Side side = view_state_.side;
+    char head[200];
+    std::string policy = cache_policy_name(m.policy());
+    if (m.policy() == CachePolicy::kRandom) policy += ":" + std::to_string(coherence_seed_);
+    std::snprintf(head, sizeof(head),
+                  "non-coherent payload (%s): the region above is DRAM; the %s endpoint's view "
+                  "works on its own copy\n",
+                  policy.c_str(), side_name(side));
+    s += head;
+    append_lines(&s, "  stale lines of the endpoint's copy (line@offset):",
+                 m.stale_lines(side, 0, m.bytes()));
+    append_lines(&s, "  dirty lines (stored, never written back):",
+                 m.dirty_lines(side, 0, m.bytes()));
+    const std::deque<NonCoherentPayload::Movement>& moves = m.movements();
+    const size_t from = moves.size() > 20 ? moves.size() - 20 : 0;
+    std::snprintf(head, sizeof(head), "  line movements (last %zu of %" PRIu64 "):\n",
+                  moves.size() - from, m.movements_total());
+    s += head;
+    for (size_t i = from; i < moves.size(); ++i) s += "    " + describe_movement(moves[i]) + "\n";
+  }
   const size_t n = log_.size();
   const size_t from = n > 40 ? n - 40 : 0;
   char head[96];

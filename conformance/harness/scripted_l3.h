@@ -3,6 +3,12 @@
 // direction, writer of the initiator abort flag. Built from the harness's own
 // wire model only. What it finds wrong in L2's writes is in violations(),
 // each entry starting with the clause it breaks.
+//
+// It reads and writes the region's memory directly, which under a
+// non-coherent payload (conformance/coherence) is DRAM: it plays a correct
+// L3 that flushes everything it writes before publishing and invalidates
+// everything it reads after observing the tail. Stale or unflushed bytes it
+// sees are therefore the endpoint's.
 #ifndef SPSQ_CONFORMANCE_HARNESS_SCRIPTED_L3_H_
 #define SPSQ_CONFORMANCE_HARNESS_SCRIPTED_L3_H_
 

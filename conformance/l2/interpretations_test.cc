@@ -137,7 +137,7 @@ TEST_F(Interpretation, WhoFlushesTheOutputPayload) {
     ASSERT_TRUE(try_reserve(n, r)) << key << ": " << Api::message(ep());
     const auto bytes = Bytes(n, 8);
     q().l2_store(Api::payload(r), bytes.data(), bytes.size());  // as the AIV kernel would
-    const uint64_t off = static_cast<uint64_t>(Api::payload(r) - q().memory().payload());
+    const uint64_t off = static_cast<uint64_t>(Api::payload(r) - q().endpoint_payload());
     const size_t mark = log().mark();
     ASSERT_TRUE(publish(r, wire::kData)) << key;
     const uint64_t slot = layout().output_slot(index);
@@ -180,7 +180,7 @@ TEST_F(Interpretation, IdleArenaTakesAMessageThatOnlyFitsAfterASkip) {
     peer().drain_outputs();  // nothing unreleased
     Reservation r{};
     if (try_reserve(n, r)) {
-      EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena)
+      EXPECT_EQ(Api::payload(r), q().endpoint_payload() + layout().output_arena)
           << key << ": the message skips to the arena start";
       const auto bytes = Bytes(n, 2);
       q().l2_store(Api::payload(r), bytes.data(), bytes.size());

@@ -53,11 +53,12 @@ using Binding = typename Api::Binding;
 inline constexpr uint64_t window_depth() { return kN < 4 ? 4 : kN * 2; }
 
 // One queue instance (QueueRegion) with its scripted L3 peer and the
-// endpoint factory.
+// endpoint factory. The endpoint plays L2: under SPSQ_COHERENCE its view is
+// L2's side of the non-coherent payload, the peer reads and writes DRAM.
 class Queue : public QueueRegion {
  public:
   explicit Queue(QueueParams p = QueueParams())
-      : QueueRegion(p), peer_(new ScriptedL3(&memory(), layout())) {}
+      : QueueRegion(p, Side::kL2), peer_(new ScriptedL3(&memory(), layout())) {}
 
   ScriptedL3& peer() { return *peer_; }
 

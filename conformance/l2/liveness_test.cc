@@ -89,7 +89,7 @@ TEST_F(Liveness, InputAcceptsEveryPlacementTheArenaRuleProduces) {
                   << "arena " << arena << ", depth " << depth << ", sizes " << a << ", " << b
                   << ", " << s << ": L2 refused a " << n << "-byte input placed by the rule";
               if (n != 0) {
-                EXPECT_EQ(Api::payload(h), q().memory().payload() + off);
+                EXPECT_EQ(Api::payload(h), q().endpoint_payload() + off);
               }
               ASSERT_EQ(HandleBytes(h), Bytes(n, static_cast<uint8_t>(n)));
               ASSERT_TRUE(release(h));
@@ -152,7 +152,7 @@ TEST_F(Liveness, IdleArenaPlacesAMessageTheLiteralBoundWouldRefuse) {
       ASSERT_TRUE(blocking ? reserve(n, 1000000, r) : try_reserve(n, r))
           << "W.LIVE.1: " << call << " on an idle arena refused a " << n << "-byte message of a "
           << arena << "-byte arena (the literal room bound's livelock): " << Api::message(ep());
-      EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena)
+      EXPECT_EQ(Api::payload(r), q().endpoint_payload() + layout().output_arena)
           << call << ": placed by the same rule: at the arena start after the skip";
       const auto bytes = Bytes(n, 2);
       q().l2_store(Api::payload(r), bytes.data(), bytes.size());

@@ -279,7 +279,7 @@ TEST_F(LayoutDescriptor, OutputPayloadsAreContiguousAndSkipTheArenaTail) {
   // case, judged in interpretations_test.cc.
   const uint64_t sizes[] = {100, 100, 100, 1, 3, 63, 160};
   const uint64_t want_pos[] = {0, 100, 0, 100, 101, 104, 0};
-  const uint8_t* base = q().memory().payload();
+  const uint8_t* base = q().endpoint_payload();
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
     Reservation r{};
     ASSERT_TRUE(try_reserve(sizes[i], r)) << "message " << i;
@@ -307,7 +307,7 @@ TEST_F(LayoutDescriptor, MessageLargerThanTheArenaIsRefusedOnTheFirstReserve) {
   // The refusal moved nothing: a message of the arena's size starts it.
   ASSERT_TRUE(try_reserve(arena, r)) << "a message of the arena's size, idle queue";
   EXPECT_EQ(Api::nbytes(r), arena);
-  EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena);
+  EXPECT_EQ(Api::payload(r), q().endpoint_payload() + layout().output_arena);
   const auto bytes = Bytes(arena, 3);
   q().l2_store(Api::payload(r), bytes.data(), bytes.size());
   ASSERT_TRUE(publish(r, wire::kData));
@@ -381,7 +381,7 @@ TEST_F(LayoutDescriptor, MessageLargerThanTheArenaIsRefusedAfterAWrap) {
   ExpectTooLargeRefused(try_reserve(arena + 1, r), mark, "try_reserve(arena + 1) after a wrap");
   ExpectTooLargeRefused(try_reserve(~uint64_t{0}, r), mark, "try_reserve(2^64 - 1) after a wrap");
   ASSERT_TRUE(try_reserve(arena, r)) << "the whole arena, idle, cursor on a lap boundary";
-  EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena);
+  EXPECT_EQ(Api::payload(r), q().endpoint_payload() + layout().output_arena);
   ASSERT_TRUE(publish(r, wire::kData));
   ScriptedL3::Message m;
   ASSERT_TRUE(peer().poll_output(&m));
@@ -424,7 +424,7 @@ TEST_F(LayoutDescriptor, MessageLargerThanTheArenaIsRefusedWhileAReservationIsAc
 TEST_F(LayoutDescriptor, InputPlacementsWithSkipAreAcceptedAtTheirOffsets) {
   SPSQ_CLAUSES("S2.WRAP.1/input", "W.ARENA.1/skip", "W.ARENA.4/input", "S2.OFF.1/input");
   const uint64_t sizes[] = {100, 100, 100, 7, 1, 200};
-  const uint8_t* base = q().memory().payload();
+  const uint8_t* base = q().endpoint_payload();
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
     const uint64_t want = peer().next_input_offset(sizes[i]);
     ASSERT_EQ(peer().enqueue_data(Bytes(sizes[i], static_cast<uint8_t>(i))),
@@ -625,14 +625,14 @@ TEST_F(LayoutDescriptor, AnInputSpanWrappingTwoToThe64Poisons) {
 }
 
 TEST_F(LayoutDescriptor, ValidInputsAreAcceptedAtEveryPosition) {
-  const uint8_t* base = q().memory().payload();
+  const uint8_t* base = q().endpoint_payload();
   for (Pos p : kPositions) {
     SPSQ_JUDGING(nth_case(static_cast<size_t>(p),
                           {"W.ARENA.1/first", "W.ARENA.1/skip", "W.ARENA.1/after-skip",
                            "W.ARENA.1/exact-end", "W.ARENA.1/ring-wrap"}),
                  "S2.OFF.1/input");
     Rebuild(q().params());
-    base = q().memory().payload();
+    base = q().endpoint_payload();
     const uint64_t n = AdvanceInput(p);
     const uint64_t k = peer().inputs_published();
     const uint64_t where = peer().next_input_offset(n);
@@ -669,7 +669,7 @@ TEST_F(LayoutDescriptor, ZeroByteMessagesDoNotMoveTheArenaCursor) {
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[1].offset, 0u);
   EXPECT_EQ(out[2].offset, layout().output_arena + 10) << "a zero-byte output moved the cursor";
-  const uint8_t* base = q().memory().payload();
+  const uint8_t* base = q().endpoint_payload();
   const uint64_t want[] = {layout().input_arena, 0, layout().input_arena + 10};
   for (uint64_t i = 0; i < 3; ++i) {
     Handle h{};
@@ -862,7 +862,7 @@ TEST_F(LayoutDescriptor, AnExactFitAtTheArenaEndDoesNotSkip) {
   SPSQ_CLAUSES("W.ARENA.1/exact-end", "S2.WRAP.1/output", "S2.WRAP.1/input");
   // pos + n == arena_bytes fits: only pos + n > arena_bytes skips.
   const uint64_t half = layout().output_arena_bytes / 2;
-  const uint8_t* base = q().memory().payload();
+  const uint8_t* base = q().endpoint_payload();
   for (uint64_t i = 0; i < 3; ++i) {
     Reservation r{};
     ASSERT_TRUE(try_reserve(half, r)) << "output " << i;
@@ -1037,7 +1037,7 @@ TEST_F(LayoutDescriptor, OutputPlacementMatchesTheArenaRuleOverSizeSequences) {
           if (!got && !literal) break;
           ASSERT_TRUE(got) << a << "," << b << "," << c << ": " << n << " bytes at cursor "
                            << cursor << " on an idle arena";
-          EXPECT_EQ(Api::payload(r), q().memory().payload() + pl.offset)
+          EXPECT_EQ(Api::payload(r), q().endpoint_payload() + pl.offset)
               << a << "," << b << "," << c << ": " << n << " bytes at cursor " << cursor;
           ASSERT_TRUE(publish(r, wire::kData));
           ScriptedL3::Message m;
@@ -1065,7 +1065,7 @@ TEST_F(LayoutDescriptor, InputPlacementIsAcceptedOverSizeSequences) {
                     ScriptedL3::Enqueue::kOk);
           Handle h{};
           ASSERT_TRUE(try_peek(h)) << a << "," << b << "," << c << ": " << n << " bytes";
-          EXPECT_EQ(Api::payload(h), q().memory().payload() + where) << a << "," << b << "," << c;
+          EXPECT_EQ(Api::payload(h), q().endpoint_payload() + where) << a << "," << b << "," << c;
           EXPECT_EQ(HandleBytes(h), Bytes(n, static_cast<uint8_t>(n)));
           ASSERT_TRUE(release(h));
         }

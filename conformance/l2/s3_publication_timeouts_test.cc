@@ -321,7 +321,7 @@ class ProducerOrder : public Publication {
     const auto bytes = Bytes(n, static_cast<uint8_t>(n + 5));
     if (n != 0) q().l2_store(Api::payload(r), bytes.data(), n);  // as the AIV kernel would
     const uint64_t off =
-        n != 0 ? static_cast<uint64_t>(Api::payload(r) - q().memory().payload()) : 0;
+        n != 0 ? static_cast<uint64_t>(Api::payload(r) - q().endpoint_payload()) : 0;
     const uint64_t k = peer().outputs_taken();
     const size_t mark = log().mark();
     EXPECT_TRUE(publish(r, wire::kData)) << where;
@@ -594,7 +594,7 @@ TEST_F(Publication, TimeoutZeroIsALiveNoAttempt) {
   EXPECT_EQ(VirtualClock::peek(), t0);
   ExpectHealthy("reserve(n, 0)");
   ASSERT_TRUE(try_reserve(8, r)) << "no reservation was left active by reserve(n, 0)";
-  EXPECT_EQ(Api::payload(r), q().memory().payload() + layout().output_arena);
+  EXPECT_EQ(Api::payload(r), q().endpoint_payload() + layout().output_arena);
 }
 
 TEST_F(Publication, TryCallsNeverWait) {

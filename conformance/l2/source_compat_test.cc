@@ -1305,7 +1305,7 @@ TEST_F(SourceCompat, PayloadViewHasAnIntegerAddress) {
   const auto bytes = Bytes(40, 6);
   Handle h{};
   ASSERT_TRUE(AcquireInput(bytes, &h)) << Api::message(ep());
-  CheckIntegerPayloadAddress<Handle, V>(h, q().memory().payload() + layout().input_arena, bytes,
+  CheckIntegerPayloadAddress<Handle, V>(h, q().endpoint_payload() + layout().input_arena, bytes,
                                         kLine);
 }
 
@@ -1343,7 +1343,7 @@ TEST_F(SourceCompat, InputHandle) {
   EXPECT_EQ(SPSQ_SRC_GET(h, payload_nbytes), bytes.size()) << kLine << "\n  handle.payload_nbytes";
   EXPECT_EQ(src::payload_view_nbytes(h), bytes.size()) << kLine << "\n  handle.payload.nbytes";
   const uint8_t* p = src::payload_addr(h);
-  ASSERT_EQ(p, q().memory().payload() + layout().input_arena)
+  ASSERT_EQ(p, q().endpoint_payload() + layout().input_arena)
       << kLine << "\n  handle.payload.local_addr";
   EXPECT_EQ(std::vector<uint8_t>(p, p + bytes.size()), bytes) << kLine << "\n  payload bytes";
   ASSERT_TRUE(release(h)) << Api::message(ep());
@@ -1382,7 +1382,7 @@ TEST_F(SourceCompat, OutputReservation) {
       << kLine << "\n  reservation.payload_nbytes";
   EXPECT_EQ(src::payload_view_nbytes(r), bytes.size()) << kLine << "\n  reservation.payload.nbytes";
   uint8_t* dst = src::payload_addr(r);
-  ASSERT_EQ(dst, q().memory().payload() + layout().output_arena)
+  ASSERT_EQ(dst, q().endpoint_payload() + layout().output_arena)
       << kLine << "\n  reservation.payload.local_addr";
   ASSERT_TRUE(q().l2_store(dst, bytes.data(), bytes.size()));
   ASSERT_TRUE(ep().output().publish(r, opcode_named_data<Api::Opcode>()))
@@ -1687,7 +1687,7 @@ TEST_F(SourceCompat, HarnessViewAcceptsIntegerAndPointerAddresses) {
       "W.SRC.15: a harness view must accept any such struct, with an integer or a pointer "
       "`local_addr`";
   HarnessView v = q().view();
-  const uint8_t* want = q().memory().payload() + layout().input_arena;
+  const uint8_t* want = q().endpoint_payload() + layout().input_arena;
   UserIntSpan as_int{0, 0};
   ASSERT_TRUE(v.payload().read(layout().input_arena, 32, as_int)) << kLine;
   EXPECT_EQ(as_int.local_addr, reinterpret_cast<uintptr_t>(want))
@@ -1739,7 +1739,7 @@ TEST_F(SourceCompat, WhatTheRuntimeEndpointPassesAndFlushes) {
     ASSERT_TRUE(q().l2_store(dst, out.data(), out.size()));
     const size_t mark = log().mark();
     ASSERT_TRUE(e.output().publish(r, static_cast<ProbeOpcode>(wire::kData)));
-    const uint64_t off = static_cast<uint64_t>(dst - q().memory().payload());
+    const uint64_t off = static_cast<uint64_t>(dst - q().endpoint_payload());
     const size_t flushes = log().count(
         [&](const Access& a) { return a.writes_payload(off, out.size()); }, mark);
     ASSERT_TRUE(e.input().release(h));

@@ -44,7 +44,10 @@ class L3Test : public ::testing::Test {
     // An implementation that stores into the memory directly (no view) has
     // no view writes the shadow copy could account its stores to.
     if (!l3_->uses_view()) p.shadow = false;
-    region_.reset(new QueueRegion(p));
+    // On the view, L3's payload is its side's copy when SPSQ_COHERENCE makes
+    // the region non-coherent; without one it can flush nothing, so its
+    // region stays coherent.
+    region_.reset(l3_->uses_view() ? new QueueRegion(p, Side::kL3) : new QueueRegion(p));
     peer_.reset(new ScriptedL2(&region_->memory(), region_->layout()));
     const auto s = region_->scalars();
     ASSERT_TRUE(l3_->open(s.data(), s.size(), region_->view(), &VirtualClock::now_ns))

@@ -39,7 +39,8 @@ def mutant_endpoint(name):
     like //core:endpoint, with the mutant's defect. Testonly."""
     return "//conformance/mutants:%s_impl" % name
 
-def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], description = ""):
+def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], description = "",
+                coherence = None):
     """Builds and certifies one mutant.
 
     Args:
@@ -50,6 +51,9 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
       sections: suite sections to build (the ones that catch the defect).
       max_inflight: windows to certify.
       description: the defect, for the report.
+      coherence: a cache policy (SPSQ_COHERENCE, e.g. "adversarial") the
+        suite runs under: for a defect only a non-coherent payload shows
+        (conformance/coherence). None: coherent, as the environment says.
     """
     edited_reference(
         name = name,
@@ -77,6 +81,9 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
         stages = [],
         size = "medium",
         testonly = True,
+        # The reference's publish flushes (OPEN.FLUSH A): declared, so the
+        # suite's L2 code leaves the flush to it.
+        env = {"SPSQ_COHERENCE": coherence, "SPSQ_OPEN_FLUSH": "A"} if coherence else {},
     )
 
 def spsq_runtime_mutant(name, edits, expect_fail, sections, description = ""):
@@ -108,7 +115,8 @@ def spsq_runtime_mutant(name, edits, expect_fail, sections, description = ""):
         testonly = True,
     )
 
-def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], description = ""):
+def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], description = "",
+                   coherence = None):
     """Builds and certifies one L3 mutant: the reference L3 queue with one
     defect, behind the reference's own adapter, the L3 suite's `sections`
     linked against it (the suite is compiled once; see spsq_l3_certification).
@@ -127,6 +135,8 @@ def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], d
       common_edits: list of (file relative to core/, perl substitution) pairs
         over the reference endpoint's files (core/reference_files.bzl).
       description: the defect, for the report.
+      coherence: a cache policy (SPSQ_COHERENCE) the suite runs under, for a
+        defect only a non-coherent payload shows (conformance/coherence).
     """
     if not edits and not common_edits:
         fail("L3 mutant %s: no edit" % name)
@@ -172,4 +182,5 @@ def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], d
         stages = [],
         size = "medium",
         testonly = True,
+        env = {"SPSQ_COHERENCE": coherence} if coherence else {},
     )
