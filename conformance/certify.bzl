@@ -575,7 +575,8 @@ def spsq_l3_certification(
         depth = "standard",
         stages = L3_STAGES,
         testonly = False,
-        env = {}):
+        env = {},
+        individual_tests = True):
     """Certifies an L3 queue through an L3Adapter (see conformance/l3/l3_adapter.h).
 
     Every clause the L3 role judges (roles L3 and both) must PASS, or be an
@@ -606,6 +607,9 @@ def spsq_l3_certification(
       testonly: for certifications of testonly adapters (mutants).
       env: environment of the report test, which its suite binaries inherit
         (e.g. {"SPSQ_COHERENCE": "adversarial"}: conformance/coherence).
+      individual_tests: each section is also a cc_test of its own (False
+        for mutants: their sections are meant to fail, only the report test
+        judges them).
 
     The suite is compiled once (//conformance/l3:<section>_suite, against the
     L3Adapter interface alone); a certification links it with its adapter.
@@ -649,8 +653,10 @@ def spsq_l3_certification(
             native.cc_binary(testonly = True, **dict(kwargs, tags = tags + ["manual"]))
             _l3_opt_binary(name = target, binary = ":" + target + "_build", testonly = True,
                            tags = tags)
+        elif individual_tests:
+            native.cc_test(size = _SIZES.get(section, "medium"), env = env, **kwargs)
         else:
-            native.cc_test(size = _SIZES.get(section, "medium"), **kwargs)
+            native.cc_binary(testonly = True, **kwargs)
         binaries.append((0, section, target))
     _report_test(
         name = name,

@@ -183,4 +183,5 @@ def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], d
         size = "medium",
         testonly = True,
         env = {"SPSQ_COHERENCE": coherence} if coherence else {},
+        individual_tests = False,
     )
