@@ -80,6 +80,36 @@ def _endpoint_config(name, endpoint, testonly):
     )
     return ":" + name + "_config"
 
+_VISIBILITY_SRCS = [
+    "//sanitizers/interleave:visibility_test.cc",
+    "//sanitizers/interleave:l2_scenarios.h",
+]
+
+def spsq_visibility_test(name, endpoint = None, config = None, reading = "A", stale_input = False,
+                         **kwargs):
+    if (endpoint == None) == (config == None):
+        fail("spsq_visibility_test: give exactly one of endpoint and config")
+    if reading not in ["A", "B"]:
+        fail("spsq_visibility_test: reading is \"A\" or \"B\"")
+    if config == None:
+        config = _endpoint_config(name, endpoint, kwargs.get("testonly", True))
+    copts = []
+    if reading == "B":
+        copts.append("-DSPSQ_VIS_READING_B=1")
+    if stale_input:
+        copts.append("-DSPSQ_VIS_STALE_INPUT=1")
+    native.cc_test(
+        name = name,
+        size = kwargs.pop("size", "medium"),
+        # Tens of thousands of executions, each two threads handing over at
+        # every access: slow under the sanitizers.
+        timeout = kwargs.pop("timeout", "long"),
+        srcs = _VISIBILITY_SRCS,
+        copts = copts,
+        deps = [config] + _DEPS,
+        **kwargs
+    )
+
 def spsq_interleave_test(name, endpoint = None, expect_bug = False, config = None, **kwargs):
     if (endpoint == None) == (config == None):
         fail("spsq_interleave_test: give exactly one of endpoint and config")

@@ -9,10 +9,16 @@
 // payload carries a pattern derived from its index, re-checked before
 // release so bytes overwritten while held are caught), capacity exactly
 // depth on the output ring, STOP drain, and no poison on either side.
+//
+// An L2Variant puts the payload under the non-coherent model (visibility
+// mode: see sched_view.h) and picks what the L2 code around the endpoint does
+// with the bytes it is lent; the default is the plain use the certification
+// stage judges every endpoint by, coherently.
 #ifndef SPSQ_SANITIZERS_INTERLEAVE_L2_SCENARIOS_H_
 #define SPSQ_SANITIZERS_INTERLEAVE_L2_SCENARIOS_H_
 
 #include <array>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -39,6 +45,28 @@ struct L2ScenarioSpec {
   bool capacity_exact;    // the output arena never limits: ring-full means depth outstanding
 };
 
+// How the L2 code makes an output: the bytes go into the reservation through
+// payload.local_addr.
+enum class OutputFill {
+  // Fill, publish: the endpoint makes the bytes visible (OPEN.FLUSH reading A).
+  kFillThenPublish,
+  // Fill, write the span in place through the L2 code's view (a flush),
+  // publish: visible under either reading.
+  kFillFlushThenPublish,
+  // Broken: publish, then fill. No choice point lies between the tail and the
+  // stores, so coherently the peer can never see the gap.
+  kPublishThenFill,
+};
+
+struct L2Variant {
+  bool visibility = false;  // the payload through the non-coherent model
+  OutputFill fill = OutputFill::kFillThenPublish;
+  // Broken: the L2 code zeroes each input it was lent before releasing it.
+  // The peer never reads the input arena and an invalidate discards the dirty
+  // line, so only a write-back at the wrong moment turns it into lost input.
+  bool wipe_inputs = false;
+};
+
 // The explorer's peer: every shared access a choice point.
 using L3Peer = BasicL3Peer<SchedView<PeerSpan>>;
 
@@ -52,8 +80,26 @@ inline bool is_error_output(uint64_t i) { return i % 3 == 2; }
 
 inline uint64_t frozen_clock_ns() { return 1; }  // scenarios only use try_* calls
 
+// The layout parts [at, at + n) overlaps, for naming cache lines.
+inline std::string layout_parts(const WireLayout& l, uint64_t at, uint64_t n) {
+  const struct {
+    const char* name;
+    uint64_t begin, bytes;
+  } parts[] = {{"input ring", 0, l.out_ring},
+               {"output ring", l.out_ring, l.out_ring},
+               {"input arena", l.in_arena, l.in_bytes},
+               {"output arena", l.out_arena, l.out_bytes}};
+  std::string text;
+  for (const auto& p : parts) {
+    if (at < p.begin + p.bytes && p.begin < at + n) text += (text.empty() ? "" : " + ") +
+                                                           std::string(p.name);
+  }
+  return text.empty() ? "padding" : text;
+}
+
 template <template <class, uint64_t> class Endpoint, uint64_t Window>
-std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
+std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec,
+                                      const L2Variant& variant = L2Variant{}) {
   using View = SchedView<SchedSpan>;
   using EP = Endpoint<View, Window>;
   using Access = spsq_conf::EndpointAccess<EP>;
@@ -68,22 +114,22 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
     uint64_t outputs_published = 0;
     bool drained = false;
     uint64_t received = 0;
-    explicit State(const WireLayout& l)
+    State(const WireLayout& l, bool visibility)
         : layout(l),
-          region(l.payload_bytes, wire::kCounterBytes),
-          peer(SchedView<PeerSpan>(&region), l) {}
+          region(l.payload_bytes, wire::kCounterBytes, visibility),
+          peer(SchedView<PeerSpan>(&region, Side::kL3), l) {}
   };
 
-  return [spec]() {
+  return [spec, variant]() {
     WireLayout layout;
     const bool valid = WireLayout::from_model(spec.depth, spec.input_arena, spec.output_arena,
                                               &layout);
-    auto st = std::make_shared<State>(layout);
+    auto st = std::make_shared<State>(layout, variant.visibility);
     // The binding L3 hands over, in the wire model's scalar order.
     spsq_conf::wire::BindingFields fields;
     fields.session_instance_id_bits = 0x5eed;
     fields.transaction_id = 1;
-    fields.payload_base = reinterpret_cast<uint64_t>(st->region.payload_base());
+    fields.payload_base = reinterpret_cast<uint64_t>(st->region.payload_base(Side::kL2));
     fields.payload_bytes = st->layout.payload_bytes;
     fields.counter_base = reinterpret_cast<uint64_t>(st->region.counter_base());
     fields.counter_bytes = wire::kCounterBytes;
@@ -92,6 +138,22 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
     fields.output_arena_bytes = spec.output_arena;
     const auto scalars = spsq_conf::wire::binding_scalars(fields);
     Scenario s;
+    if (variant.visibility) {
+      st->region.part_name = [l = st->layout](uint64_t at, uint64_t n) {
+        return layout_parts(l, at, n);
+      };
+      s.pending_moves = [st](uint64_t point) { return st->region.count_moves(point); };
+      s.apply_move = [st](size_t k) { return st->region.apply_move(k); };
+      s.explain = [st] { return st->region.explain(); };
+      s.names[0] = "L3";
+      s.names[1] = "L2";
+      s.name_access = [l = st->layout](const char* what, uint64_t at, uint64_t n) {
+        std::string text = std::string(what) + " [" + std::to_string(at) + ", +" +
+                           std::to_string(n) + ")";
+        if (std::strncmp(what, "payload", 7) == 0) text += " (" + layout_parts(l, at, n) + ")";
+        return text;
+      };
+    }
 
     // Thread 0: the L3 peer sends inputs then STOP, and drains outputs.
     s.threads[0] = [st, spec, valid](Run& run) {
@@ -141,7 +203,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
 
     // Thread 1: the L2 endpoint holds up to Window inputs, answers each with
     // one output, releases in the chosen order, then drains STOP.
-    s.threads[1] = [st, spec, scalars](Run& run) {
+    s.threads[1] = [st, spec, scalars, variant](Run& run) {
       st->region.run = &run;
       typename Access::Binding binding{};
       if (!Access::decode(scalars.data(), scalars.size(), &binding)) {
@@ -214,10 +276,27 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec) {
           }
           const uint64_t i = st->outputs_published;
           uint8_t* out = Access::payload(r);
-          for (uint64_t j = 0; j < spec.output_bytes; ++j) out[j] = output_byte(i, j);
+          auto fill = [&] {
+            for (uint64_t j = 0; j < spec.output_bytes; ++j) out[j] = output_byte(i, j);
+          };
+          if (variant.fill != OutputFill::kPublishThenFill) fill();
+          if (variant.fill == OutputFill::kFillFlushThenPublish && spec.output_bytes != 0) {
+            // The L2 code's own view of the region: the span it filled, written
+            // in place, is flushed.
+            View mine(&st->region, Side::kL2);
+            const uint64_t offset =
+                static_cast<uint64_t>(out - st->region.payload_base(Side::kL2));
+            if (!mine.payload().write(offset, out, spec.output_bytes)) {
+              run.fail("the L2 code's flush of its output failed");
+            }
+          }
           const auto op = Access::opcode_value(is_error_output(i) ? wire::kError : wire::kData);
           if (!ep.output().publish(r, op)) die("publish failed");
           ++st->outputs_published;
+          if (variant.fill == OutputFill::kPublishThenFill) fill();
+          if (variant.wipe_inputs && spec.input_bytes != 0) {
+            std::memset(const_cast<uint8_t*>(Access::payload(x.h)), 0, spec.input_bytes);
+          }
           if (!ep.input().release(x.h)) die("input release failed");
           held.erase(held.begin() + static_cast<std::ptrdiff_t>(pick));
           progress = true;
