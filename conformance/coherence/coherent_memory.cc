@@ -264,28 +264,34 @@ void NonCoherentPayload::load(Side side, uint64_t offset, void* dst, uint64_t nb
   std::memmove(dst, side_base(side) + offset, nbytes);
 }
 
+namespace {
+
+// The lines overlapping [offset, offset + nbytes) for which `pred` holds.
+template <class Pred>
+std::vector<uint64_t> lines_where(uint64_t offset, uint64_t nbytes, Pred pred) {
+  std::vector<uint64_t> out;
+  if (nbytes == 0) return out;
+  const uint64_t last = (offset + nbytes - 1) / NonCoherentPayload::kLineBytes;
+  for (uint64_t line = offset / NonCoherentPayload::kLineBytes; line <= last; ++line) {
+    if (pred(line)) out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<uint64_t> NonCoherentPayload::stale_lines(Side side, uint64_t offset,
                                                       uint64_t nbytes) const {
   check_range("stale_lines", side, offset, nbytes);
-  std::vector<uint64_t> out;
-  if (policy_ == CachePolicy::kNone || nbytes == 0) return out;
-  const uint64_t last = (offset + nbytes - 1) / kLineBytes;
-  for (uint64_t line = offset / kLineBytes; line <= last; ++line) {
-    if (stale(side, line)) out.push_back(line);
-  }
-  return out;
+  if (policy_ == CachePolicy::kNone) return {};
+  return lines_where(offset, nbytes, [&](uint64_t line) { return stale(side, line); });
 }
 
 std::vector<uint64_t> NonCoherentPayload::dirty_lines(Side side, uint64_t offset,
                                                       uint64_t nbytes) const {
   check_range("dirty_lines", side, offset, nbytes);
-  std::vector<uint64_t> out;
-  if (policy_ == CachePolicy::kNone || nbytes == 0) return out;
-  const uint64_t last = (offset + nbytes - 1) / kLineBytes;
-  for (uint64_t line = offset / kLineBytes; line <= last; ++line) {
-    if (dirty(side, line)) out.push_back(line);
-  }
-  return out;
+  if (policy_ == CachePolicy::kNone) return {};
+  return lines_where(offset, nbytes, [&](uint64_t line) { return dirty(side, line); });
 }
 
 std::vector<NonCoherentPayload::Move> NonCoherentPayload::pending_moves(Side side) const {
