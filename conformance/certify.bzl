@@ -425,6 +425,9 @@ def _interop(name, cfg, n, interop_deps, suite_copts, features, individual_tests
         ],
         data = [":" + child],
         deps = interop_deps + [
+            # The noncoherent stage's SPSQ_COHERENCE reaches the reference
+            # runtime's L3 side; the exec'd child maps the DRAM itself.
+            "//conformance/coherence:runtime_caches_from_env",
             "//conformance/harness:clauses",
             "@gtest//:gtest_main",
         ],
@@ -769,6 +772,7 @@ def spsq_runtime_certification(
             srcs = ["//conformance/runtime:%s_test.cc" % section],
             deps = [
                 orchestrator,
+                "//conformance/coherence:runtime_caches_from_env",
                 "//conformance/runtime:runtime_headers",
                 "//conformance/harness",
                 "@gtest//:gtest_main",

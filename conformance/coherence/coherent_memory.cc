@@ -35,6 +35,17 @@ const char* cache_policy_name(CachePolicy policy) {
   return "?";
 }
 
+void cache_policy_from_environment(const char* who, CachePolicy* policy, uint64_t* seed) {
+  *policy = CachePolicy::kNone;
+  *seed = 0;
+  const char* v = std::getenv(kCachePolicyVar);
+  if (v == nullptr || *v == '\0') return;
+  if (parse_cache_policy(v, policy, seed)) return;
+  std::fprintf(stderr, "%s: %s=\"%s\" is not a cache policy: accepted are %s\n", who,
+               kCachePolicyVar, v, kCachePolicyForms);
+  std::abort();
+}
+
 bool parse_cache_policy(const std::string& text, CachePolicy* policy, uint64_t* seed) {
   if (text == "none" || text == "adversarial" || text == "random") {
     *policy = text == "none"          ? CachePolicy::kNone
@@ -168,7 +179,15 @@ void NonCoherentPayload::write_back(Side side, uint64_t line, Cause cause) {
   // overwrites whatever the peer flushed into the same line meanwhile.
   const uint64_t at = line_offset(line);
   const uint64_t n = line_length(line);
-  std::memcpy(dram_ + at, copy(side) + at, n);
+  if (write_back_mode_ == WriteBack::kStoredBytes) {
+    const uint8_t* c = copy(side) + at;
+    const uint8_t* snap = snapshot(side) + at;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (c[i] != snap[i]) dram_[at + i] = c[i];
+    }
+  } else {
+    std::memcpy(dram_ + at, copy(side) + at, n);
+  }
   std::memcpy(snapshot(side) + at, copy(side) + at, n);
   if (write_back_hook_) write_back_hook_(at, n);
   record(side, line, MoveKind::kWriteBack, cause, false);

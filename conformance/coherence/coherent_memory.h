@@ -89,6 +89,13 @@ bool parse_cache_policy(const std::string& text, CachePolicy* policy, uint64_t* 
 inline constexpr const char* kCachePolicyForms =
     "none, adversarial, random or random:<decimal seed>";
 
+// The variable that picks the policy of a run (suites, runtime simulation).
+inline constexpr const char* kCachePolicyVar = "SPSQ_COHERENCE";
+// The environment's policy: SPSQ_COHERENCE unset or empty is kNone. A value
+// parse_cache_policy() refuses aborts, naming `who`, the variable, the value
+// and the accepted forms.
+void cache_policy_from_environment(const char* who, CachePolicy* policy, uint64_t* seed);
+
 class NonCoherentPayload {
  public:
   static constexpr uint64_t kLineBytes = 64;
@@ -152,6 +159,17 @@ class NonCoherentPayload {
   // changed those bytes. Empty: nothing is called.
   using WriteBackHook = std::function<void(uint64_t offset, uint64_t nbytes)>;
   void set_write_back_hook(WriteBackHook hook) { write_back_hook_ = std::move(hook); }
+
+  // What a write-back carries. kLine (the default) is the whole line, bytes
+  // the side never stored included, as caches that write back whole lines
+  // do. kStoredBytes carries only the bytes that differ from the side's
+  // snapshot (byte-masked write-back): the runtime's concurrent simulation
+  // uses it, because at depth 1 both descriptor rings share line 0 and a
+  // whole-line write-back by one side would undo the other's descriptor
+  // whatever the endpoints do (README.md, "A finding").
+  enum class WriteBack : int { kLine = 0, kStoredBytes = 1 };
+  void set_write_back(WriteBack mode) { write_back_mode_ = mode; }
+  WriteBack write_back_mode() const { return write_back_mode_; }
 
   // The side's cache traffic. A zero-byte range is a no-op.
   void flush(Side side, uint64_t offset, uint64_t nbytes);
@@ -225,6 +243,7 @@ class NonCoherentPayload {
   uint64_t moves_total_ = 0;
   uint64_t steps_ = 0;
   WriteBackHook write_back_hook_;
+  WriteBack write_back_mode_ = WriteBack::kLine;
 };
 
 const char* move_kind_name(NonCoherentPayload::MoveKind kind);

@@ -110,6 +110,28 @@ TEST(AdversarialPolicy, AOneByteStoreWritesBackItsWholeLine) {
   EXPECT_EQ(wb.cause, Cause::kFlush);
 }
 
+TEST(AdversarialPolicy, AStoredBytesWriteBackCarriesOnlyWhatTheSideStored) {
+  NonCoherentPayload m(256, CachePolicy::kAdversarial);
+  m.set_write_back(NonCoherentPayload::WriteBack::kStoredBytes);
+  const uint8_t l3_byte = 0x33;
+  m.publish_bytes(Side::kL3, 100, &l3_byte, 1);
+  const uint8_t l2_bytes[2] = {0x22, 0x23};
+  m.store(Side::kL2, 70, l2_bytes, 2);
+  m.flush(Side::kL2, 70, 1);
+  EXPECT_EQ(dram(m, 70, 2), Bytes({0x22, 0x23}));
+  // L3's byte survives L2's write-back of the same line.
+  EXPECT_EQ(m.memory()[100], 0x33);
+  // The line is clean but still stale at 100: only an invalidate fetches it.
+  EXPECT_TRUE(m.dirty_lines(Side::kL2, 64, 64).empty());
+  EXPECT_EQ(m.stale_lines(Side::kL2, 64, 64), Lines({1}));
+  EXPECT_EQ(load_bytes(m, Side::kL2, 100, 1), Bytes({0}));
+  EXPECT_EQ(fresh(m, Side::kL2, 100, 1), Bytes({0x33}));
+  // Unflushed stores still never reach DRAM.
+  const uint8_t late = 0x44;
+  m.store(Side::kL2, 130, &late, 1);
+  EXPECT_EQ(m.memory()[130], 0);
+}
+
 TEST(AdversarialPolicy, InvalidatingADirtyLineLosesItsStores) {
   NonCoherentPayload m(256, CachePolicy::kAdversarial);
   const Bytes old(64, 0x11);

@@ -23,7 +23,6 @@ bool overlaps(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) {
   return an != 0 && bn != 0 && a < b + bn && b < a + an;
 }
 
-constexpr const char* kCoherenceVar = "SPSQ_COHERENCE";
 constexpr const char* kOpenFlushVar = "SPSQ_OPEN_FLUSH";
 
 // SPSQ_OPEN_FLUSH: unset or empty, the suite's L2 code flushes what it
@@ -57,17 +56,6 @@ void append_lines(std::string* s, const char* what, const std::vector<uint64_t>&
 
 }  // namespace
 
-void coherence_from_environment(CachePolicy* policy, uint64_t* seed) {
-  *policy = CachePolicy::kNone;
-  *seed = 0;
-  const char* v = std::getenv(kCoherenceVar);
-  if (v == nullptr || *v == '\0') return;
-  if (parse_cache_policy(v, policy, seed)) return;
-  std::fprintf(stderr, "QueueRegion: %s=\"%s\" is not a cache policy: accepted are %s\n",
-               kCoherenceVar, v, kCachePolicyForms);
-  std::abort();
-}
-
 QueueRegion::QueueRegion(QueueParams p) : params_(p) { build(false, Side::kL2); }
 
 QueueRegion::QueueRegion(QueueParams p, Side endpoint) : params_(p) { build(true, endpoint); }
@@ -99,14 +87,14 @@ void QueueRegion::build(bool side_known, Side endpoint) {
       std::abort();
     }
   } else if (p.coherence_from_env) {
-    coherence_from_environment(&policy, &seed);  // validated even where unused
+    cache_policy_from_environment("QueueRegion", &policy, &seed);  // validated even where unused
     if (policy != CachePolicy::kNone && (!side_known || layout_.payload_bytes > kCoherenceLimit)) {
       // Said once per process, so a run under a policy is not misread.
       static bool said[2] = {false, false};
       bool& once = said[side_known ? 1 : 0];
       if (!once) {
         once = true;
-        std::fprintf(stderr, "QueueRegion: %s: %s stay coherent\n", kCoherenceVar,
+        std::fprintf(stderr, "QueueRegion: %s: %s stay coherent\n", kCachePolicyVar,
                      side_known ? "regions over 1 MiB"
                                 : "regions built without the endpoint's side (the L3 suite's)");
       }

@@ -44,11 +44,6 @@ struct QueueParams {
   bool coherence_from_env = true;
 };
 
-// The environment's policy: SPSQ_COHERENCE unset or empty is kNone; a value
-// parse_cache_policy() refuses aborts, naming the variable, the value and
-// the accepted forms.
-void coherence_from_environment(CachePolicy* policy, uint64_t* seed);
-
 class QueueRegion {
  public:
   // Regions this large stay coherent: the model keeps four more copies of

@@ -281,7 +281,7 @@ exit $rc
 class MainTest(unittest.TestCase):
     """main() end to end over the fake binary."""
 
-    def run_main(self, *extra, fake=FAKE_GTEST):
+    def run_main(self, *extra, fake=FAKE_GTEST, section="s3"):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         d = tmp.name
@@ -298,7 +298,7 @@ class MainTest(unittest.TestCase):
             json.dump({"clauses": CLAUSES}, f)
         out = os.path.join(d, "out")
         argv = ["--name=cert", "--endpoint-template=E", "--implementation=I",
-                "--catalogue=" + cat, "--binary=1:s3:" + binary, "--out=" + out, "--quiet",
+                "--catalogue=" + cat, "--binary=1:%s:%s" % (section, binary), "--out=" + out, "--quiet",
                 "--sources", src] + list(extra)
         env = {k: v for k, v in os.environ.items() if k not in (
             "XML_OUTPUT_FILE", "TEST_UNDECLARED_OUTPUTS_DIR", "TEST_TARGET",
@@ -345,6 +345,21 @@ class MainTest(unittest.TestCase):
         self.assertEqual(len(skipped), 2)
         self.assertTrue(all(r["status"] == "UNTESTED" and "depth quick" in r["reason"]
                             for r in skipped), skipped)
+
+    def test_the_noncoherent_stage_reaches_the_runtime_and_the_l2_interop(self):
+        # The runtime suite and the L2 interop section run over the runtime's
+        # caches; the L3 suite's interop (a raw-address L2 thread) does not.
+        for role, section, runs in (("runtime", "runtime_s1", 2), ("L2", "interop", 2),
+                                    ("L3", "l3_interop", 0), ("L3", "s1", 2)):
+            _, rows, report, _ = self.run_main("--role=" + role, "--depth=standard",
+                                               fake=FAKE_VISIBILITY, section=section)
+            noncoherent = [r for r in report["identity"]["stages"]
+                           if r["stage"] == "noncoherent"]
+            self.assertEqual(len(noncoherent), runs, (role, section, noncoherent))
+            self.assertTrue(all(r["status"] == "FAIL" for r in noncoherent), noncoherent)
+            if role == "L2":  # the fake's clause is an L2 clause
+                self.assertEqual(rows["S3.A.1"]["verdict"], V.FAIL if runs else V.PASS,
+                                 (role, section))
 
     def test_the_failed_test_fails_the_certification(self):
         status, _, _, printed = self.run_main("--require-pass", "--allow-untested=S3.B.1")

@@ -15,7 +15,13 @@ inline void cpu_relax() {
 #endif
 }
 
+RegionCacheHooks g_default_hooks;
+
 }  // namespace
+
+void set_region_default_cache_hooks(RegionCacheHooks hooks) { g_default_hooks = hooks; }
+
+RegionCacheHooks region_default_cache_hooks() { return g_default_hooks; }
 
 uint64_t RegionInstanceView::steady_now_ns() {
   timespec ts;

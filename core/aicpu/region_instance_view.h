@@ -24,6 +24,14 @@ struct RegionCacheHooks {
   void (*flush)(const void* addr, uint64_t nbytes) = nullptr;       // after writes
 };
 
+// The hooks every view takes unless its constructor is given others: none
+// until a device build (or the simulation's non-coherent mode,
+// region/payload_caches.h) installs them, once, before views are made. The
+// spec's L2 snippet builds its view without hooks, so this is how its
+// payload reads and writes reach the cache.
+void set_region_default_cache_hooks(RegionCacheHooks hooks);
+RegionCacheHooks region_default_cache_hooks();
+
 class RegionInstanceView {
  public:
   class Payload {
@@ -64,7 +72,8 @@ class RegionInstanceView {
 
   RegionInstanceView(RegionPartLocalSpan payload, RegionPartLocalSpan counter);
   RegionInstanceView(RegionPartLocalSpan payload, RegionPartLocalSpan counter,
-                     spsc_queue::MonotonicClock clock, RegionCacheHooks hooks = {});
+                     spsc_queue::MonotonicClock clock,
+                     RegionCacheHooks hooks = region_default_cache_hooks());
 
   bool failed() const { return failed_; }
   const RegionViewError& error() const { return error_; }

@@ -3,6 +3,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "region/payload_caches.h"
+
 namespace spsq_runtime {
 
 uint64_t RegionLedger::live() const {
@@ -63,6 +65,7 @@ std::shared_ptr<RegionInstance> RegionInstance::materialize(
   const uint64_t base = reinterpret_cast<uintptr_t>(mapping.data());
   instance->id_ = id;
   instance->payload_ = RegionPartLocalSpan{base, payload_bytes};
+  instance->shared_payload_ = instance->payload_;
   instance->counter_ = RegionPartLocalSpan{base + counter_offset, counter_bytes};
   instance->mapping_ = std::move(mapping);
   instance->ledger_ = std::move(ledger);
@@ -74,14 +77,32 @@ RegionInstanceShare RegionInstance::share() const {
   const uint64_t base = reinterpret_cast<uintptr_t>(mapping_.data());
   RegionInstanceShare s;
   s.fd = mapping_.fd();
-  s.payload_offset = payload_.base - base;
-  s.payload_bytes = payload_.logical_bytes;
+  s.payload_offset = shared_payload_.base - base;
+  s.payload_bytes = shared_payload_.logical_bytes;
   s.counter_offset = counter_.base - base;
   s.counter_bytes = counter_.logical_bytes;
   return s;
 }
 
+void RegionInstance::use_payload_caches() {
+  const PayloadCaches& caches = payload_caches();
+  if (caches.attach == nullptr || payload_cached()) return;
+  const uint64_t local = caches.attach(PayloadSide::kL3, shared_payload_.base,
+                                       shared_payload_.logical_bytes);
+  if (local != 0) payload_.base = local;
+}
+
+uint64_t RegionInstance::l2_payload_base() const {
+  const PayloadCaches& caches = payload_caches();
+  if (!payload_cached() || caches.attach == nullptr) return shared_payload_.base;
+  const uint64_t local =
+      caches.attach(PayloadSide::kL2, shared_payload_.base, shared_payload_.logical_bytes);
+  return local != 0 ? local : shared_payload_.base;
+}
+
 RegionInstance::~RegionInstance() {
+  const PayloadCaches& caches = payload_caches();
+  if (payload_cached() && caches.detach != nullptr) caches.detach(shared_payload_.base);
   mapping_.reset();
   if (ledger_) ledger_->on_reclaimed(id_);
 }

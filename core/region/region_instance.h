@@ -77,7 +77,22 @@ class RegionInstance {
   const RegionInstanceId& id() const { return id_; }
   // Local spans of the two parts (addresses valid in this process and in any
   // child forked after materialize(); an exec'd child maps share() itself).
+  // The payload is L3's: the shared mapping, or L3's cached copy once
+  // use_payload_caches() attached one.
   RegionPartLocalSpan payload() const { return payload_; }
+  // The payload part of the shared mapping itself (the DRAM behind the
+  // caches); equal to payload() when the instance is not cached.
+  RegionPartLocalSpan shared_payload() const { return shared_payload_; }
+  bool payload_cached() const { return payload_.base != shared_payload_.base; }
+
+  // Puts L3 on its cached copy of the payload when the process installed
+  // PayloadCaches (region/payload_caches.h); a no-op otherwise. Call before
+  // anything reads payload(): a queue's coordinator does, right after
+  // materialize().
+  void use_payload_caches();
+  // The base L2 code in this process uses for the payload: its cached copy
+  // (attached on first use) or the shared mapping.
+  uint64_t l2_payload_base() const;
   RegionPartLocalSpan counter() const { return counter_; }
 
   // The memfd and part offsets, for handing the instance to an exec'd child.
@@ -89,6 +104,7 @@ class RegionInstance {
   RegionInstanceId id_;
   SharedMapping mapping_;
   RegionPartLocalSpan payload_;
+  RegionPartLocalSpan shared_payload_;
   RegionPartLocalSpan counter_;
   std::shared_ptr<RegionLedger> ledger_;
 };

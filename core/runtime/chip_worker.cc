@@ -16,6 +16,31 @@ extern char** environ;
 namespace spsq_runtime {
 namespace {
 
+// The scalars as L2 code in this process must see them: an address inside a
+// cached queue payload (region/payload_caches.h) moves from L3's copy to
+// L2's, attached here, in the process that runs the task. Without caches the
+// scalars come back unchanged.
+TaskArgs l2_local_args(const TaskArgs& args,
+                       const std::vector<std::shared_ptr<RegionInstance>>& pins) {
+  bool any = false;
+  for (const auto& pin : pins) any = any || (pin && pin->payload_cached());
+  if (!any) return args;
+  TaskArgs local;
+  for (size_t i = 0; i < args.scalar_count(); ++i) {
+    uint64_t v = args.scalar(static_cast<int32_t>(i));
+    for (const auto& pin : pins) {
+      if (!pin || !pin->payload_cached()) continue;
+      const RegionPartLocalSpan p = pin->payload();
+      if (v >= p.base && v - p.base < p.logical_bytes) {
+        v = pin->l2_payload_base() + (v - p.base);
+        break;
+      }
+    }
+    local.add_scalar(v);
+  }
+  return local;
+}
+
 // Serializes the fork()s of every chip worker in the process, so a plain
 // process-mode fork never inherits the write end of another submit's exec
 // status pipe (which would hold that submit until the forked task exits).
@@ -117,7 +142,7 @@ bool ChipWorker::submit(const L2OrchHandle& handle, const TaskArgs& args,
     // The child sees a private copy of L3's memory and the shared mapping of
     // each RegionInstance; it leaves without running the parent's atexit
     // handlers or destructors.
-    handle.fn(task.args, task.cfg);
+    handle.fn(l2_local_args(task.args, task.pins), task.cfg);
     std::fflush(nullptr);
     _exit(0);
   }
@@ -240,7 +265,7 @@ void ChipWorker::thread_main() {
     queued_.pop_front();
     ++running_;
     lock.unlock();
-    task.handle.fn(task.args, task.cfg);
+    task.handle.fn(l2_local_args(task.args, task.pins), task.cfg);
     // The task has returned: its RegionInstances may now be reclaimed.
     task.pins.clear();
     lock.lock();

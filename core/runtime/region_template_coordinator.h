@@ -42,6 +42,9 @@ typename Template::Projection materialize_bind_project(const Template& region_te
     if (error != nullptr) *error = first;
     return nullptr;
   }
+  // A queue's sides see the payload through the process's caches, when a
+  // simulation installed them (region/payload_caches.h).
+  instance->use_payload_caches();
   typename Template::Binding binding{};
   if (region_template.bind(*instance, &binding, &first)) {
     typename Template::Projection projection =

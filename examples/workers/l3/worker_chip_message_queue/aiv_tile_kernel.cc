@@ -3,14 +3,21 @@
 #include <atomic>
 #include <cstring>
 
+#include "aicpu/region_instance_view.h"
 #include "examples/workers/l3/worker_chip_message_queue/message_format.h"
 
 namespace worker_chip_message_queue {
 namespace {
 
-// Stand-in for the AIV data-cache clean of a span: on the host, a release
-// fence orders the block's stores before whatever the caller publishes next.
-uint64_t aiv_flush(const uint8_t* /*addr*/, uint64_t nbytes) {
+// The AIV data-cache clean of a span: the device's flush hook where one is
+// installed (a device build, or the simulation's non-coherent mode), then a
+// release fence that orders the block's stores before whatever the caller
+// publishes next. The L2 code keeps this flush whatever the endpoint's
+// publish does: the example must work on endpoints of either OPEN.FLUSH
+// reading.
+uint64_t aiv_flush(const uint8_t* addr, uint64_t nbytes) {
+  const RegionCacheHooks hooks = region_default_cache_hooks();
+  if (hooks.flush != nullptr) hooks.flush(addr, nbytes);
   std::atomic_thread_fence(std::memory_order_release);
   return nbytes;
 }

@@ -35,6 +35,14 @@ uint8_t* out_bytes(const spsc_queue::SpscQueueOutputReservation& r) {
   return reinterpret_cast<uint8_t*>(r.payload.local_addr);
 }
 
+// The header is L2 code's own store into the reservation: L2 code flushes it,
+// as it must on an endpoint whose publish leaves the flush to L2 code
+// (OPEN.FLUSH reading B); on one whose publish flushes it costs a clean line.
+void flush_header(const spsc_queue::SpscQueueOutputReservation& r) {
+  const RegionCacheHooks hooks = region_default_cache_hooks();
+  if (hooks.flush != nullptr) hooks.flush(out_bytes(r), kHeaderBytes);
+}
+
 class L2Log {
  public:
   explicit L2Log(bool on) : on_(on) {}
@@ -73,6 +81,7 @@ bool publish_tile(Queue& queue, const OutputHeader& header, const AivTileArgs& t
   args.out = out_bytes(r) + kHeaderBytes;
   const AivLaunchReport aiv = launch_aiv_tile_kernel(args, block_dim);
   write_output_header(header, out_bytes(r));
+  flush_header(r);
   if (aiv.bytes_flushed != kTileBytes) {
     std::fprintf(stderr, "  L2: AIV kernel flushed %" PRIu64 " of %" PRIu64 " bytes\n",
                  aiv.bytes_flushed, kTileBytes);
@@ -92,6 +101,7 @@ bool publish_rejection(Queue& queue, uint64_t request_id, const L2Log& log) {
   spsc_queue::SpscQueueOutputReservation r{};
   if (!queue.output().reserve(kHeaderBytes, kL2WaitNs, r)) return false;
   write_output_header(OutputHeader{request_id, kKindRejected, 0}, out_bytes(r));
+  flush_header(r);
   log("rejecting request %" PRIu64 " with an ERROR message", request_id);
   return queue.output().publish(r, SpscQueueOpcode::ERROR);
 }
