@@ -426,6 +426,34 @@ def write(path, text):
         f.write(text)
 
 
+def stage_summary(runs):
+    """One clause per stage, in run order: "suite 27 binaries PASS" for a
+    stage of one run, "noncoherent 48 runs: 46 PASS, 2 FAIL (a, b)" for more,
+    naming the runs that did not pass."""
+    order, by_stage = [], {}
+    for r in runs:
+        if r.stage not in by_stage:
+            order.append(r.stage)
+            by_stage[r.stage] = []
+        by_stage[r.stage].append(r)
+    parts = []
+    for stage in order:
+        group = by_stage[stage]
+        if len(group) == 1:
+            parts.append("%s %s %s" % (stage, group[0].what, group[0].status))
+            continue
+        counts = {}
+        for r in group:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        text = "%s %d runs: %s" % (stage, len(group), ", ".join(
+            "%d %s" % (counts[k], k) for k in sorted(counts)))
+        bad = [r.what for r in group if r.status != "PASS"]
+        if bad and len(bad) < len(group):
+            text += " (not PASS: %s)" % ", ".join(bad)
+        parts.append(text)
+    return "; ".join(parts)
+
+
 def main(argv):
     args = parse_args(argv)
     # Checked before anything is written: a bad argument leaves the last report.
@@ -647,8 +675,7 @@ def main(argv):
     print("\nreport: %s (and report.html)\npackage: %s" % (
         os.path.join(shown, "report.md"), os.path.join(shown, args.name + "-package.tar.gz")))
     print("summary: " + ", ".join("%s %d" % (k, summary[k]) for k in V.ORDER))
-    print("stages (depth %s): " % depth + ", ".join(
-        "%s %s %s" % (r.stage, r.what, r.status) for r in runs))
+    print("stages (depth %s): %s" % (depth, stage_summary(runs)))
 
     status, lines = certification_status(args, verdicts, cases)
     if lines:

@@ -361,6 +361,19 @@ class MainTest(unittest.TestCase):
                 self.assertEqual(rows["S3.A.1"]["verdict"], V.FAIL if runs else V.PASS,
                                  (role, section))
 
+    def test_the_stage_line_counts_runs_per_stage(self):
+        def run(stage, what, status):
+            r = R.S.StageRun(stage, what)
+            r.status = status
+            return r
+        runs = [run("suite", "3 binaries", "PASS"),
+                run("noncoherent", "a", "PASS"), run("noncoherent", "b", "FAIL"),
+                run("noncoherent", "c", "PASS"), run("corpus", "x", "UNTESTED"),
+                run("corpus", "y", "UNTESTED")]
+        self.assertEqual(R.stage_summary(runs),
+                         "suite 3 binaries PASS; noncoherent 3 runs: 1 FAIL, 2 PASS "
+                         "(not PASS: b); corpus 2 runs: 2 UNTESTED")
+
     def test_the_failed_test_fails_the_certification(self):
         status, _, _, printed = self.run_main("--require-pass", "--allow-untested=S3.B.1")
         self.assertEqual(status, 1)

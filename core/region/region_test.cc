@@ -6,8 +6,10 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "region/payload_caches.h"
 #include "region/region_instance.h"
 #include "region/shared_mapping.h"
 #include "region/worker_chip_region.h"
@@ -94,6 +96,57 @@ TEST(RegionInstance, LastReferenceReclaimsPhysicalMemory) {
   EXPECT_EQ(ledger->materialized(), 1u);
   EXPECT_EQ(ledger->reclaimed(), 1u);
   EXPECT_FALSE(page_mapped(payload));
+}
+
+// A stand-in for a simulation's caches: each side's copy is a buffer of its
+// own (no bytes move here; conformance/coherence tests the real model).
+struct FakeCaches {
+  static inline std::vector<uint8_t> l2, l3;
+  static inline uint64_t attached_dram = 0, detached_dram = 0;
+  static inline int attaches = 0;
+  static uint64_t attach(PayloadSide side, uint64_t dram, uint64_t bytes) {
+    ++attaches;
+    attached_dram = dram;
+    std::vector<uint8_t>& copy = side == PayloadSide::kL2 ? l2 : l3;
+    if (copy.size() != bytes) copy.assign(bytes, 0);
+    return reinterpret_cast<uintptr_t>(copy.data());
+  }
+  static void detach(uint64_t dram) { detached_dram = dram; }
+};
+
+TEST(RegionInstance, PayloadCachesPutL3OnItsCopyAndTheShareOnTheMapping) {
+  std::string why;
+  auto plain = RegionInstance::materialize({0, 0, 1}, 200, 64, nullptr, &why);
+  ASSERT_TRUE(plain) << why;
+  plain->use_payload_caches();  // nothing installed: stays on the mapping
+  EXPECT_FALSE(plain->payload_cached());
+  EXPECT_EQ(plain->l2_payload_base(), plain->payload().base);
+
+  PayloadCaches caches;
+  caches.attach = &FakeCaches::attach;
+  caches.detach = &FakeCaches::detach;
+  set_payload_caches(caches);
+  auto instance = RegionInstance::materialize({0, 0, 2}, 200, 64, nullptr, &why);
+  ASSERT_TRUE(instance) << why;
+  const RegionPartLocalSpan dram = instance->shared_payload();
+  EXPECT_FALSE(instance->payload_cached()) << "only use_payload_caches() attaches";
+  instance->use_payload_caches();
+  instance->use_payload_caches();  // once
+  EXPECT_EQ(FakeCaches::attaches, 1);
+  EXPECT_TRUE(instance->payload_cached());
+  EXPECT_EQ(FakeCaches::attached_dram, dram.base);
+  EXPECT_EQ(instance->payload().base, reinterpret_cast<uintptr_t>(FakeCaches::l3.data()));
+  EXPECT_EQ(instance->payload().logical_bytes, 200u);
+  EXPECT_EQ(instance->shared_payload().base, dram.base);
+  const uint64_t l2_base = instance->l2_payload_base();  // attaches L2's copy
+  EXPECT_EQ(l2_base, reinterpret_cast<uintptr_t>(FakeCaches::l2.data()));
+  // An exec'd child maps the DRAM: the share still names the mapping's part.
+  const RegionInstanceShare share = instance->share();
+  EXPECT_EQ(share.payload_bytes, 200u);
+  EXPECT_EQ(share.counter_offset - share.payload_offset, instance->counter().base - dram.base);
+  instance.reset();
+  EXPECT_EQ(FakeCaches::detached_dram, dram.base);
+  set_payload_caches(PayloadCaches{});
 }
 
 TEST(WorkerChipOrchRegion, FreeIsLogicalAndIdempotent) {

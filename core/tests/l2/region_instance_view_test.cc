@@ -114,6 +114,23 @@ TEST_F(RegionInstanceViewTest, ReadInvalidatesBeforeLending) {
   EXPECT_EQ(HookLog::nbytes, 32u);
 }
 
+TEST_F(RegionInstanceViewTest, ViewsBuiltWithoutHooksTakeTheProcessDefault) {
+  HookLog::reset();
+  RegionCacheHooks hooks;
+  hooks.invalidate = &HookLog::record;
+  set_region_default_cache_hooks(hooks);
+  // The spec's L2 snippet builds its view from the two spans alone.
+  RegionInstanceView snippet(payload_span(), counter_span());
+  set_region_default_cache_hooks(RegionCacheHooks{});
+  RegionPayloadView s{};
+  ASSERT_TRUE(snippet.payload().read(0, 8, s));
+  EXPECT_EQ(HookLog::calls, 1) << "the hooks are the ones in force when the view was built";
+  // A view built after the default was cleared calls nothing.
+  RegionInstanceView plain = make();
+  ASSERT_TRUE(plain.payload().read(0, 8, s));
+  EXPECT_EQ(HookLog::calls, 1);
+}
+
 TEST_F(RegionInstanceViewTest, PayloadAccessOutsideThePartFailsStickily) {
   struct Range { uint64_t off, n; };
   for (const Range r : {Range{kPayloadBytes + 1, 0}, Range{kPayloadBytes, 1}, Range{250, 7},
