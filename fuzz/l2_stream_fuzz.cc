@@ -58,11 +58,16 @@ bool tracing() {
   return on;
 }
 
-const char* const kOpNames[kL2OpCount] = {
+// Step kinds: the 17 op kinds, then the extended ops behind kL2Extended.
+constexpr int kKinds = kL2OpCount + kL2ExtCount;
+constexpr uint8_t kLongWait = kL2OpCount + kExtLongWait;
+constexpr uint8_t kMisuse2 = kL2OpCount + kExtMisuse;
+
+const char* const kOpNames[kKinds] = {
     "l3_send",         "l3_stop",        "l3_consume",    "l2_try_peek",      "l2_peek",
     "l2_release",      "l2_try_reserve", "l2_reserve",    "l2_publish",       "l2_misuse",
     "hostile_counter", "hostile_desc",   "hostile_craft", "hostile_scribble", "hostile_abort",
-    "clock_advance",   "view_fault"};
+    "clock_advance",   "view_fault",     "l2_long_wait",  "l2_misuse_ext"};
 constexpr uint64_t kSession = 0x5e55000000000042ull;
 constexpr uint64_t kTxn = 7;
 
@@ -132,7 +137,10 @@ class L2Stream {
 
   void run(FuzzReader& in) {
     for (int n = 0; n < kMaxOps && !in.empty(); ++n) {
-      const uint8_t kind = in.u8() % kL2OpCount;
+      const uint8_t b = in.u8();
+      const uint8_t kind = b == kL2Extended
+                               ? static_cast<uint8_t>(kL2OpCount + in.u8() % kL2ExtCount)
+                               : static_cast<uint8_t>(b % kL2OpCount);
       begin_step();
       step(kind, in);
       if (tracing()) trace(kind);
@@ -157,6 +165,9 @@ class L2Stream {
     Endpoint ep;
     Handle h{};
     bool have = false;
+    bool tried_h = false;  // its first input was set up and peeked
+    Reservation r{};
+    bool have_r = false, tried_r = false;
     Foreign(const Config& c)
         : mem(c.depth, c.in, c.out),
           ep(binding(mem, -1), FuzzView(&mem, &vs), Api::clock(&FuzzTime::now_ns)) {}
@@ -351,13 +362,35 @@ class L2Stream {
         region_.set_counter(wire::kInitiatorFlag, static_cast<int32_t>(in.u32()));
         break;
       case kClockAdvance:
-        FuzzTime::advance(in.u16() * 1000ull);
+        advance_clock(in.u16() * 1000ull);
         break;
       case kViewFault:
         vs_.fault_in = 1 + in.u8() % 8;
         fault_ = true;
         break;
+      case kLongWait: {
+        const uint8_t flags = in.u8();
+        const uint16_t n = in.u16();
+        const uint64_t timeout = UINT64_MAX - in.u16() * 997ull;
+        if (flags & 1) {
+          l2_reserve(n % (cfg_.out + 65), timeout, flags & 2, /*blocking=*/true);
+        } else {
+          l2_peek(timeout, flags & 2, n % (cfg_.in + 1), /*blocking=*/true);
+        }
+        break;
+      }
+      case kMisuse2: {
+        const uint8_t v = in.u8() % kL2MisuseExtCount;
+        l2_misuse(static_cast<uint8_t>(kL2MisuseCount + v), in.u8());
+        break;
+      }
     }
+  }
+
+  // The clock stops at its end: after a wait that ran to a saturated
+  // deadline, advancing it must not wrap it back to the start.
+  static void advance_clock(uint64_t ns) {
+    FuzzTime::advance(ns <= UINT64_MAX - FuzzTime::now() ? ns : UINT64_MAX - FuzzTime::now());
   }
 
   // An endpoint call starts: a non-poison kind left by an earlier refusal
@@ -518,10 +551,12 @@ class L2Stream {
     return "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2";
   }
 
-  // A descriptor whose only fault is its offset (payload replay).
+  // A descriptor whose only fault is its offset (payload replay). A zero-byte
+  // message with an offset is not one: no document fixes that kind (AMB.KINDS).
   bool offset_only_fault(const wire::Descriptor& d) const {
     if (!input_of(lay_).carries(d.opcode) || d.nbytes > lay_.input_arena_bytes) return false;
     if (d.opcode == wire::kStop && d.nbytes != 0) return false;
+    if (d.nbytes == 0 && d.offset != 0) return false;
     return true;
   }
 
@@ -614,11 +649,14 @@ class L2Stream {
   }
 
   // A blocking call that returned false on a live endpoint: the deadline
-  // passed with nothing to do and the peer's abort flag down.
+  // passed with nothing to do and the peer's abort flag down. A timeout that
+  // reaches past the clock's end waits until that end: a deadline that wrapped
+  // around instead would return at once.
   SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available,
                                            const char* clauses) {
     SPSQ_FUZZ_CLAUSE_CHECK(clauses, !available, "blocking call gave up with work available");
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8,W.VIEW.3", FuzzTime::now() - t0 >= timeout,
+    const uint64_t full = timeout <= UINT64_MAX - t0 ? timeout : UINT64_MAX - t0;
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8,W.VIEW.3", FuzzTime::now() - t0 >= full,
                            "blocking call returned after %" PRIu64 " of %" PRIu64 " ns",
                            FuzzTime::now() - t0, timeout);
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7", !abort_raised(),
@@ -896,11 +934,17 @@ class L2Stream {
 
   // ------------------------------------------------------------ misuse
 
+  // Another queue like this one, built on first use; null if it is not live.
+  Foreign* foreign() {
+    if (!foreign_) foreign_.reset(new Foreign(cfg_));
+    return foreign_->ep.live() ? foreign_.get() : nullptr;
+  }
+
   // A handle of another queue: the other queue's first input, taken once.
   bool foreign_handle(Handle* out) {
-    if (!foreign_) {
-      foreign_.reset(new Foreign(cfg_));
-      if (!foreign_->ep.live()) return false;
+    if (!foreign_ || !foreign_->tried_h) {
+      if (!foreign()) return false;
+      foreign_->tried_h = true;
       FuzzMemory& m = foreign_->mem;
       const ModelLayout& l = m.layout();
       const uint64_t n = 1 + cfg_.salt % 8;
@@ -913,6 +957,23 @@ class L2Stream {
     }
     if (!foreign_->have) return false;
     *out = foreign_->h;
+    return true;
+  }
+
+  // A reservation of another queue, of n bytes, taken once (the other queue
+  // keeps it active: it is never published there).
+  bool foreign_reservation(uint64_t n, Reservation* out) {
+    Foreign* f = foreign();
+    if (!f) return false;
+    if (!f->tried_r) {
+      f->tried_r = true;
+      f->have_r = f->ep.output().try_reserve(n % (cfg_.out + 1), f->r);
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.1,S4.NOPROG.2", f->have_r,
+                             "an idle second queue refused a reservation that fits: %s",
+                             Api::message(f->ep));
+    }
+    if (!f->have_r) return false;
+    *out = f->r;
     return true;
   }
 
@@ -1005,6 +1066,46 @@ class L2Stream {
         ok = ep_.output().publish(r_, Api::opcode_value(kBad[arg % 3]));
         active_ = false;
         clauses = arg % 3 == 0 ? "S2.STOP.1,S4.POISON.3,W.DIR.1" : "S4.POISON.2,W.ENUM.1,W.DIR.1";
+        break;
+      }
+      // The variants below leave the model's active reservation alone: none of
+      // them names it, so a refusal (failed view) leaves it with the endpoint.
+      case kPublishNever: {
+        calling();
+        Reservation never{};
+        call_op_ = wire::kOpOutputPublish;
+        ok = ep_.output().publish(never, Api::opcode_value(wire::kData));
+        clauses = "S4.L2OUT.3";
+        break;
+      }
+      case kPublishForgedSize: {
+        if (!active_) return;
+        const uint64_t n = Api::nbytes(r_), d = 1 + (arg & 63);
+        Reservation forged = r_;
+        Api::forge_nbytes(forged, (arg & 0x80) && n >= d ? n - d : n + d);
+        calling();
+        call_op_ = wire::kOpOutputPublish;
+        ok = ep_.output().publish(forged, Api::opcode_value(wire::kData));
+        clauses = "S4.L2OUT.3";
+        break;
+      }
+      case kPublishForeign: {
+        Reservation theirs{};
+        if (!foreign_reservation(arg, &theirs)) return;
+        calling();
+        call_op_ = wire::kOpOutputPublish;
+        ok = ep_.output().publish(theirs, Api::opcode_value(wire::kData));
+        clauses = "S4.L2OUT.6";
+        break;
+      }
+      case kReleaseSeqZero: {
+        if (held_.empty()) return;
+        Handle h = held_[arg % held_.size()].h;
+        Api::forge_seq(h, 0);  // seq is 1-based: no handle L2 holds has seq 0
+        calling();
+        call_op_ = wire::kOpInputRelease;
+        ok = ep_.input().release(h);
+        clauses = "S4.POISON.9,S4.L3OUT.3";
         break;
       }
     }

@@ -11,6 +11,14 @@
 //   u8 arenas   bits 0-2  input arena 64 * (1 + v); bits 3-5 output arena 64 * (1 + v)
 //               bits 6-7  3: construction is broken (one more u8, mod 8: 0-5 a binding
 //                         field, 6 no clock, 7 a view that already failed)
+//
+// Every byte string already means something, so new ops cannot simply be
+// numbered 17, 18...: that would change `% kL2OpCount` for every kind byte of
+// the checked-in corpus. They sit behind one escape kind byte instead,
+// kL2Extended (220), a value no input checked in before the extension
+// used as a kind byte (there it read as 220 % 17, a view fault), so every one
+// of them keeps its meaning. `differential` reads this format without the
+// extension: 220 stays a view fault there.
 #ifndef SPSQ_FUZZ_L2_STREAM_INPUT_H_
 #define SPSQ_FUZZ_L2_STREAM_INPUT_H_
 
@@ -42,6 +50,17 @@ enum L2Op : uint8_t {
   kClockAdvance = 15,  // u16 * 1000 ns
   kViewFault = 16,     // u8: the (1 + v % 8)-th next view access fails, and the view stays failed
   kL2OpCount = 17,
+  // Escape to the extended ops: u8 L2ExtOp (mod kL2ExtCount), then its arguments.
+  kL2Extended = 220,
+};
+
+// Ops behind kL2Extended: what the 17 kinds above cannot express.
+enum L2ExtOp : uint8_t {
+  kExtLongWait = 0,  // u8 bit 0: reserve (else peek), bit 1: the peer acts while L2 waits;
+                     // u16 size; u16 v: timeout UINT64_MAX - v * 997 ns, so that now +
+                     // timeout passes the clock's end unless v is large ("wait forever")
+  kExtMisuse = 1,    // u8 variant (kL2MisuseCount + v % kL2MisuseExtCount), u8 argument
+  kL2ExtCount = 2,
 };
 
 enum L2Misuse : uint8_t {
@@ -52,6 +71,14 @@ enum L2Misuse : uint8_t {
   kPublishStale = 4,     // the last published reservation again
   kPublishBadOp = 5,     // publish the active reservation as STOP, INVALID or 7
   kL2MisuseCount = 6,
+  // Reached through kExtMisuse only (kL2Misuse takes its variant mod 6).
+  kPublishNever = 6,       // a default-constructed reservation (one may be active)
+  kPublishForgedSize = 7,  // the active reservation with its size moved by 1 + (arg & 63),
+                           // down when arg bit 7 is set and the size allows
+  kPublishForeign = 8,     // a reservation of another queue (arg: its size)
+  kReleaseSeqZero = 9,     // a held handle (arg picks which) with seq forged to 0
+  kL2MisuseExtEnd = 10,
+  kL2MisuseExtCount = kL2MisuseExtEnd - kL2MisuseCount,
 };
 
 // kHostileCraft arguments: u8 opcode (raw), u8 offset mode, u16 nbytes, u8 seq mode

@@ -4,6 +4,7 @@ namespace spsq_fuzz {
 
 void wire_seeds(const std::string& harness, std::vector<Seed>* out);
 void l2_stream_seeds(std::vector<Seed>* out);
+void l2_stream_extended_seeds(std::vector<Seed>* out);
 void l3_stream_seeds(std::vector<Seed>* out);
 
 std::vector<std::string> seeded_harnesses() {
@@ -16,6 +17,7 @@ bool generate_seeds(const std::string& harness, std::vector<Seed>* out) {
     if (h != harness) continue;
     if (harness == "l2_stream") {
       l2_stream_seeds(out);
+      l2_stream_extended_seeds(out);
     } else if (harness == "l3_stream") {
       l3_stream_seeds(out);
     } else if (harness == "differential") {

@@ -88,6 +88,15 @@ class L2Script {
     op(kViewFault).u8(after);
     return *this;
   }
+  // Extended ops (kL2Extended).
+  L2Script& long_wait(bool reserve, bool peer_acts, uint16_t n, uint16_t v) {
+    op(kL2Extended).u8(kExtLongWait).u8((reserve ? 1 : 0) | (peer_acts ? 2 : 0)).u16(n).u16(v);
+    return *this;
+  }
+  L2Script& misuse_ext(L2Misuse v, uint8_t arg = 0) {
+    op(kL2Extended).u8(kExtMisuse).u8(static_cast<uint8_t>(v - kL2MisuseCount)).u8(arg);
+    return *this;
+  }
 
   std::vector<uint8_t> bytes() const { return w_.bytes(); }
 
@@ -109,6 +118,68 @@ L2Script example_flow() {
 }
 
 }  // namespace
+
+// Sessions that need the extended ops; l2_stream only (differential reads
+// kL2Extended as a view fault).
+void l2_stream_extended_seeds(std::vector<Seed>* out) {
+  auto add = [&](const char* name, const L2Script& s) { out->push_back({name, s.bytes()}); };
+
+  // "Wait forever": now + timeout passes the clock's end, so the deadline
+  // saturates. The peer sends (or consumes) during the wait, or nobody does
+  // and the wait runs to the end of the clock; later timed calls and clock
+  // steps there must still behave (v = 65535 leaves the deadline unsaturated).
+  add("long_wait_peek_peer_sends",
+      L2Script(false, 2, 4, 4).long_wait(false, true, 24, 0).release(0).send(8).try_peek());
+  add("long_wait_peek_peer_sends_window4",
+      L2Script(true, 0, 4, 4).long_wait(false, true, 24, 0).release(0).send(8).try_peek());
+  add("long_wait_peek_to_clock_end", L2Script(false, 2, 4, 4)
+                                         .long_wait(false, false, 0, 0)
+                                         .peek(5)
+                                         .advance(9)
+                                         .reserve(8, 3)
+                                         .send(16)
+                                         .try_peek()
+                                         .release(0));
+  add("long_wait_reserve_peer_consumes", L2Script(false, 0, 2, 2)
+                                             .try_reserve(8)
+                                             .publish()
+                                             .long_wait(true, true, 64, 65535)
+                                             .publish()
+                                             .long_wait(true, false, 32, 1)
+                                             .consume()
+                                             .try_reserve(8));
+
+  // Publish misuse the 6 misuse variants cannot name, and a forged release,
+  // on a live endpoint after some traffic (as the misuse seeds above).
+  struct Misuse {
+    const char* name;
+    L2Misuse v;
+    uint8_t arg;
+    bool active;  // a reservation is active when the misuse happens
+  };
+  const Misuse misuse[] = {
+      {"misuse_publish_never_idle", kPublishNever, 0, false},
+      {"misuse_publish_never_active", kPublishNever, 0, true},
+      {"misuse_publish_forged_bigger", kPublishForgedSize, 7, true},
+      {"misuse_publish_forged_smaller", kPublishForgedSize, 0x83, true},
+      {"misuse_publish_foreign_idle", kPublishForeign, 8, false},
+      {"misuse_publish_foreign_active", kPublishForeign, 4, true},
+      {"misuse_release_seq_zero", kReleaseSeqZero, 1, true},
+  };
+  for (const Misuse& m : misuse) {
+    L2Script s(true, 0, 2, 2);
+    s.send(8).send(8).try_peek().try_peek().release(0).try_reserve(8).publish();
+    if (m.active) s.try_reserve(4);
+    s.misuse_ext(m.v, m.arg).try_peek().release(0);
+    add(m.name, s);
+  }
+  // Another queue's first reservation while this queue's first is active:
+  // the two agree in seq, offset and size, only the owner tells them apart.
+  add("misuse_publish_foreign_twin",
+      L2Script(true, 0, 2, 2).try_reserve(8).misuse_ext(kPublishForeign, 8).try_reserve(8));
+  add("misuse_release_seq_zero_window1",
+      L2Script(false, 2, 4, 4).send(8).try_peek().misuse_ext(kReleaseSeqZero).try_peek());
+}
 
 void l2_stream_seeds(std::vector<Seed>* out) {
   auto add = [&](const char* name, const L2Script& s) { out->push_back({name, s.bytes()}); };
