@@ -95,7 +95,10 @@ void detach(uint64_t dram) {
   }
 }
 
-void invalidate_hook(const void* addr, uint64_t nbytes) {
+// One hook call on [addr, addr + nbytes): under the mutex, on the copy that
+// holds it; a range in no cached copy (a primitive region) is only counted.
+template <class Move>
+void on_copy(const void* addr, uint64_t nbytes, uint64_t RuntimeCacheStats::*count, Move move) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   Side side;
@@ -105,24 +108,24 @@ void invalidate_hook(const void* addr, uint64_t nbytes) {
     ++r.stats.uncached;
     return;
   }
-  ++r.stats.invalidates;
-  m->cache_may_act(side);
-  m->invalidate(side, offset, nbytes);
+  ++(r.stats.*count);
+  move(*m, side, offset);
+}
+
+void invalidate_hook(const void* addr, uint64_t nbytes) {
+  on_copy(addr, nbytes, &RuntimeCacheStats::invalidates,
+          [nbytes](NonCoherentPayload& m, Side side, uint64_t offset) {
+            m.cache_may_act(side);
+            m.invalidate(side, offset, nbytes);
+          });
 }
 
 void flush_hook(const void* addr, uint64_t nbytes) {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  Side side;
-  uint64_t offset;
-  NonCoherentPayload* m = find_copy(r, addr, nbytes, &side, &offset);
-  if (m == nullptr) {
-    ++r.stats.uncached;
-    return;
-  }
-  ++r.stats.flushes;
-  m->flush(side, offset, nbytes);
-  m->cache_may_act(side);
+  on_copy(addr, nbytes, &RuntimeCacheStats::flushes,
+          [nbytes](NonCoherentPayload& m, Side side, uint64_t offset) {
+            m.flush(side, offset, nbytes);
+            m.cache_may_act(side);
+          });
 }
 
 // A fork while another thread holds the mutex would leave the child's copy
