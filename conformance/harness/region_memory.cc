@@ -11,6 +11,7 @@ namespace spsq_conf {
 namespace {
 
 constexpr uint8_t kCanary = 0xA5;
+constexpr uint64_t kResidentLimit = uint64_t{64} << 20;  // bytes
 
 [[noreturn]] void die(const char* what, uint64_t offset, uint64_t nbytes, uint64_t size) {
   std::fprintf(stderr,
@@ -45,6 +46,15 @@ RegionMemory::Mapping RegionMemory::map_part(uint64_t bytes) {
   if (mprotect(first, usable, PROT_READ | PROT_WRITE) != 0) {
     std::fprintf(stderr, "RegionMemory: mprotect failed\n");
     std::abort();
+  }
+  // Parts of a realistic size are made resident now, as device memory is: a
+  // page never written stays unmapped, and a software prefetch into it (an
+  // endpoint's hint at the arena line that zero-byte traffic never writes)
+  // then costs a failed page walk each time, over 100 ns here, which made the
+  // 2^33-message wrap run several times slower than the endpoint is. Huge
+  // layouts stay lazy.
+  if (usable <= kResidentLimit) {
+    for (uint64_t off = 0; off < usable; off += page) first[off] = 0;
   }
   // Flush against the back guard; sizes are 64-byte multiples in practice,
   // and a page-aligned end keeps any 64-multiple size 64-byte aligned.

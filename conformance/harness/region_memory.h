@@ -27,8 +27,9 @@ class RegionMemory {
     uint64_t nbytes;
   };
 
-  // Both parts start zero-filled. Large parts are reserved lazily
-  // (MAP_NORESERVE), so a depth-2^30 layout costs only the pages touched.
+  // Both parts start zero-filled and, up to 64 MiB, resident. Larger parts
+  // are reserved lazily (MAP_NORESERVE), so a depth-2^30 layout costs only
+  // the pages touched.
   RegionMemory(uint64_t payload_bytes, uint64_t counter_bytes);
   ~RegionMemory();
   RegionMemory(const RegionMemory&) = delete;
