@@ -6,9 +6,10 @@ usage: shipped_deps_test.py LISTING   (genquery: every target //tools:spsq depen
 import sys
 import unittest
 
-# Test code: the suite's harness and mutants, the core's own fixtures, gtest.
+# Test code: the suite's harness (also the core's test instruments) and
+# mutants, the core's unit tests, gtest.
 FORBIDDEN = ("//conformance/harness", "//conformance/mutants", "//conformance/l2",
-             "//conformance/l3", "//core/testing", "@gtest")
+             "//conformance/l3", "//core/tests", "@gtest")
 
 
 def test_code(labels):

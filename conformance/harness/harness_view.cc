@@ -70,6 +70,7 @@ bool begin(ViewState* s, ViewCall call, Access* a) {
       fail(s, text);
     } else {
       std::snprintf(s->error.message, sizeof(s->error.message), "%s", text);
+      if (s->transient_faults_report_failed) s->transient_fault_reported = true;
     }
     Access f = *a;
     f.kind = AccessKind::kInjectedFault;
@@ -242,6 +243,11 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
   cache_point(s_);
   if (s_ == nullptr || !begin(s_, ViewCall::kWait, &a)) return false;
   if (!counter_slot_ok(s_, offset, "counter wait")) return false;
+  if (s_->wait_budget != 0 && ++s_->waits > s_->wait_budget) {
+    violation(s_, RegionMemory::kCounter, offset, 4,
+              "endpoint keeps calling counter().wait() without end (over the wait budget)");
+    return false;
+  }
   const uint64_t start = VirtualClock::peek();
   const uint64_t span = s_->short_waits && timeout_ns > 1 ? timeout_ns / 2 + 1 : timeout_ns;
   const uint64_t deadline = start > ~uint64_t{0} - span ? ~uint64_t{0} : start + span;

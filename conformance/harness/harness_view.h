@@ -59,10 +59,21 @@ struct ViewState {
   // Injected faults fail the view for good (as the reference view does) or
   // only the one call, so the endpoint can still raise its abort flag.
   bool sticky_faults = true;
+  // With sticky_faults off, an injected fault leaves failed() false, so a
+  // failed wait() reads as a timeout. Set, it makes failed() true while later
+  // calls are still served: the endpoint takes the failed wait for one, and
+  // can still raise its flag.
+  bool transient_faults_report_failed = false;
+  bool transient_fault_reported = false;
   // wait() gives up after half its timeout (+1 ns) when the condition does
   // not hold, as a view that wakes early may: the endpoint must wait again
   // for the rest of its own deadline.
   bool short_waits = false;
+  // Hang guard (0: none): a wait() beyond this many is a violation instead,
+  // so an endpoint that keeps waiting without progress fails its test rather
+  // than hanging it (a wait whose condition holds does not move time).
+  uint64_t wait_budget = 0;
+  uint64_t waits = 0;
   std::vector<std::string> violations;  // contract misuse seen by the view
   uint64_t idle_tests = 0;              // test() calls since time last moved
   uint64_t idle_tests_time = 0;
@@ -95,7 +106,9 @@ class HarnessView {
   HarnessView() = default;
   explicit HarnessView(ViewState* state) : s_(state) {}
 
-  bool failed() const { return s_ == nullptr || s_->failed; }
+  bool failed() const {
+    return s_ == nullptr || s_->failed || s_->transient_fault_reported;
+  }
   const HarnessViewError& error() const;
 
   class Payload {

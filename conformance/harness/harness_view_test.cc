@@ -173,6 +173,35 @@ TEST_F(HarnessViewTest, TransientFaultFailsOnlyThatCall) {
   EXPECT_EQ(memory_.payload()[0], 1);
 }
 
+TEST_F(HarnessViewTest, ReportedTransientFaultShowsAsFailedYetLaterCallsAreServed) {
+  state_.sticky_faults = false;
+  state_.transient_faults_report_failed = true;
+  HarnessView v(&state_);
+  faults_.arm(ViewCall::kWait, 1);
+  memory_.store_counter(64, 1);  // the condition holds: only the fault fails the wait
+  int32_t observed = 0;
+  EXPECT_FALSE(v.counter().wait(64, 1, TheirCmp::EQ, 1000, observed));
+  EXPECT_TRUE(v.failed()) << "a failed wait, not a timeout";
+  EXPECT_NE(std::string(v.error().message).find("injected fault: wait call 1"), std::string::npos);
+  EXPECT_TRUE(v.counter().notify(320, 1, TheirNotify::Set));
+  EXPECT_EQ(memory_.load_counter(320), 1);
+  EXPECT_TRUE(state_.violations.empty());
+}
+
+TEST_F(HarnessViewTest, WaitsBeyondTheBudgetAreAViolation) {
+  state_.wait_budget = 3;
+  HarnessView v(&state_);
+  memory_.store_counter(0, 1);
+  int32_t observed = 0;
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(v.counter().wait(0, 1, TheirCmp::EQ, 1000, observed));
+  EXPECT_FALSE(v.failed());
+  EXPECT_FALSE(v.counter().wait(0, 1, TheirCmp::EQ, 1000, observed));
+  EXPECT_TRUE(v.failed());
+  ASSERT_EQ(state_.violations.size(), 1u);
+  EXPECT_NE(state_.violations[0].find("wait budget"), std::string::npos);
+  EXPECT_EQ(VirtualClock::peek(), VirtualClock::kDefaultStart) << "no wait moved time";
+}
+
 TEST_F(HarnessViewTest, StoresBehindTheViewsBackAreLoggedAtTheNextCall) {
   HarnessView v(&state_);
   TheirPayloadSpan out{};

@@ -3,37 +3,42 @@
 // cannot look: the C++ API's usage errors and their messages, owner cookies
 // across queues, the read_into path, the poison flag written once, the
 // producer's replay check of a released input descriptor, and free() against
-// the region ledger. Single threaded on the virtual clock of //core/testing;
-// nothing sleeps.
+// the region ledger. Single threaded on the conformance harness's virtual
+// clock; nothing sleeps.
 #include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "aicpu/region_instance_view.h"
 #include "common/region_template.h"
+#include "conformance/harness/queue_region.h"
+#include "conformance/harness/virtual_clock.h"
+#include "conformance/model/wire_model.h"
 #include "gtest/gtest.h"
 #include "l3/worker_chip_queue.h"
 #include "region/region_instance.h"
-#include "testing/recording_view.h"
-#include "testing/virtual_clock.h"
 
 namespace spsc_queue {
 namespace {
 
-using spsq_testing::AccessKind;
-using spsq_testing::RecordingView;
-using spsq_testing::ViewScript;
-using spsq_testing::VirtualClock;
+using spsq_conf::AccessKind;
+using spsq_conf::HarnessView;
+using spsq_conf::QueueParams;
+using spsq_conf::QueueRegion;
+using spsq_conf::ViewState;
+using spsq_conf::VirtualClock;
 using spsq_runtime::RegionInstance;
 using spsq_runtime::RegionLedger;
 using Status = WorkerChipQueueStatus;
-using L3Queue = BasicWorkerChipQueue<RecordingView>;
+using L3Queue = BasicWorkerChipQueue<HarnessView>;
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
 
 constexpr uint64_t kSession = 0x5e55109bull;
 constexpr uint64_t kTxn = 42;
+const MonotonicClock kClock{&VirtualClock::now_ns};
 
 std::vector<uint8_t> pattern(uint64_t n, uint8_t seed) {
   std::vector<uint8_t> v(n);
@@ -41,53 +46,56 @@ std::vector<uint8_t> pattern(uint64_t n, uint8_t seed) {
   return v;
 }
 
-// One queue: a RegionInstance, the L3 handle and an L2 endpoint over it, plus
-// raw access to its descriptors and counters.
+// What the views of these tests do: an injected fault fails that call and
+// shows in failed(), yet later calls are served (the queue can still raise
+// its flag); waiting without end is a violation, not a hang.
+void configure(ViewState* s) {
+  s->sticky_faults = false;
+  s->transient_faults_report_failed = true;
+  s->wait_budget = 10'000;
+}
+
+// One queue: a harness region, the L3 handle and an L2 endpoint over it, each
+// through its own recording view, plus raw access to its descriptors and
+// counters. No RegionInstance: the harness owns the memory.
 template <uint64_t MaxInflight = 1>
 struct Rig {
-  using L2 = SpscQueueEndpoint<RecordingView, MaxInflight>;
+  using L2 = SpscQueueEndpoint<HarnessView, MaxInflight>;
 
   Rig(uint64_t depth, uint64_t in, uint64_t out, uint64_t session = kSession) {
     VirtualClock::reset();
     SpscQueueLayout::create(depth, in, out, &layout);
-    std::string why;
-    instance = RegionInstance::materialize({0, session, kTxn}, layout.payload_bytes,
-                                           layout.counter_bytes, ledger, &why);
-    binding = SpscQueueEndpointBinding{kSpscQueueMagicVersion,
-                                       session,
-                                       kTxn,
-                                       instance->payload().base,
-                                       layout.payload_bytes,
-                                       instance->counter().base,
-                                       layout.counter_bytes,
-                                       depth,
-                                       in,
-                                       out};
-    l3 = std::make_unique<L3Queue>(binding, view(&l3_script), VirtualClock::clock(), instance);
-    l2 = std::make_unique<L2>(binding, view(&l2_script), VirtualClock::clock());
+    QueueParams p;
+    p.depth = depth;
+    p.input_arena = in;
+    p.output_arena = out;
+    p.session = session;
+    p.transaction = kTxn;
+    p.shadow = false;  // L2 fills its lent output spans in place
+    p.coherence_from_env = false;
+    region = std::make_unique<QueueRegion>(p, spsq_conf::Side::kL3);
+    binding = spsq_conf::wire::binding_from_scalars<SpscQueueEndpointBinding>(
+        region->scalars().data());
+    configure(&region->view_state());
+    l2_state.memory = &region->memory();
+    l2_state.payload_span = layout.payload_bytes;
+    l2_state.counter_span = layout.counter_bytes;
+    l2_state.log = &l2_log;
+    configure(&l2_state);
+    l3 = std::make_unique<L3Queue>(binding, region->view(), kClock, nullptr);
+    l2 = std::make_unique<L2>(binding, HarnessView(&l2_state), kClock);
   }
 
   // Whatever a test did, neither side may touch memory outside its spans or
   // keep waiting without progress.
   ~Rig() {
-    EXPECT_EQ(l3_script.out_of_span, 0u) << l3_script.log.str();
-    EXPECT_EQ(l2_script.out_of_span, 0u);
-    EXPECT_EQ(l3_script.wait_overruns, 0u);
+    EXPECT_TRUE(region->view_state().violations.empty()) << region->log().dump();
+    EXPECT_TRUE(l2_state.violations.empty()) << l2_log.dump();
   }
 
-  RecordingView view(ViewScript* script) const {
-    return RecordingView(instance->payload(), instance->counter(), script);
-  }
-
-  uint8_t* payload() const { return reinterpret_cast<uint8_t*>(instance->payload().base); }
-  int32_t counter(uint64_t off) const {
-    return __atomic_load_n(reinterpret_cast<int32_t*>(instance->counter().base + off),
-                           __ATOMIC_ACQUIRE);
-  }
-  void set_counter(uint64_t off, int32_t v) const {
-    __atomic_store_n(reinterpret_cast<int32_t*>(instance->counter().base + off), v,
-                     __ATOMIC_RELEASE);
-  }
+  uint8_t* payload() const { return region->memory().payload(); }
+  int32_t counter(uint64_t off) const { return region->memory().load_counter(off); }
+  void set_counter(uint64_t off, int32_t v) const { region->memory().store_counter(off, v); }
   SpscQueueDescriptor input_desc(uint64_t k) const {
     return decode_descriptor(payload() + layout.input_slot_offset(k));
   }
@@ -100,13 +108,12 @@ struct Rig {
     ASSERT_TRUE(l2->output().publish(r, op)) << l2->error().message;
   }
 
-  std::shared_ptr<RegionLedger> ledger = std::make_shared<RegionLedger>();
-  std::shared_ptr<RegionInstance> instance;
   SpscQueueLayout layout{};
+  std::unique_ptr<QueueRegion> region;
   SpscQueueEndpointBinding binding{};
-  // The views log into these (the endpoints own the views themselves).
-  ViewScript l3_script;
-  ViewScript l2_script;
+  // L3's view is the region's (its log and fault plan); L2's has its own log.
+  spsq_conf::AccessLog l2_log;
+  ViewState l2_state;
   std::unique_ptr<L3Queue> l3;
   std::unique_ptr<L2> l2;
 };
@@ -159,7 +166,7 @@ TEST(WorkerChipQueue, NonPositiveTimeoutsAreUsageErrors) {
       << rig.l3->last_error().message;
   EXPECT_EQ(rig.l3->last_error().transaction_id, kTxn);
   EXPECT_TRUE(rig.l3->live());
-  EXPECT_EQ(rig.l3_script.log.count(AccessKind::kCounterWait), 0u);
+  EXPECT_EQ(rig.region->log().count_kind(AccessKind::kWait), 0u);
   EXPECT_EQ(rig.counter(kInputDescTailOffset), 0);  // nothing was attempted
   EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);
   EXPECT_FALSE(rig.l3->input().stop_published());
@@ -252,25 +259,55 @@ TEST(WorkerChipQueue, CorruptedReleasedInputDescriptorPoisonsReplay) {
 
 // ---- free ---------------------------------------------------------------------
 
+// free() is about the RegionInstance the handle holds, so this queue runs over
+// a real instance through the runtime's own view (a harness view sees only
+// harness memory).
 TEST(WorkerChipQueue, FreeIsLogicalAndLaterCallsAreRejected) {
-  Rig<> rig(2, 64, 64);
-  const uint64_t txn = rig.instance->id().transaction_id;
-  rig.l3->free();
-  EXPECT_TRUE(rig.l3->freed());
-  EXPECT_FALSE(rig.l3->live());
-  EXPECT_TRUE(rig.l3->region().released());
-  EXPECT_EQ(rig.l3->region().payload().base, 0u);
-  // The rig (standing in for a running L2 task) still holds the instance.
-  EXPECT_TRUE(rig.ledger->is_live(0, txn));
-  EXPECT_EQ(rig.l3->input().try_enqueue(nullptr, 0), Status::REJECTED);
-  EXPECT_STREQ(rig.l3->last_error().message, "the queue handle was freed [session 0x000000005e55109b, transaction 42]");
+  VirtualClock::reset();
+  SpscQueueLayout layout{};
+  SpscQueueLayout::create(2, 64, 64, &layout);
+  auto ledger = std::make_shared<RegionLedger>();
+  std::string why;
+  std::shared_ptr<RegionInstance> instance = RegionInstance::materialize(
+      {0, kSession, kTxn}, layout.payload_bytes, layout.counter_bytes, ledger, &why);
+  ASSERT_NE(instance, nullptr) << why;
+  const SpscQueueEndpointBinding binding{kSpscQueueMagicVersion,
+                                         kSession,
+                                         kTxn,
+                                         instance->payload().base,
+                                         layout.payload_bytes,
+                                         instance->counter().base,
+                                         layout.counter_bytes,
+                                         2,
+                                         64,
+                                         64};
+  auto view = [&] { return RegionInstanceView(instance->payload(), instance->counter(), kClock); };
+  auto counter = [&](uint64_t off) {
+    return __atomic_load_n(reinterpret_cast<int32_t*>(instance->counter().base + off),
+                           __ATOMIC_ACQUIRE);
+  };
+  WorkerChipQueue l3(binding, view(), kClock, instance);
+  auto l2 = std::make_unique<SpscQueueEndpoint<RegionInstanceView>>(binding, view(), kClock);
+  ASSERT_TRUE(l3.live()) << l3.error().message;
+
+  const uint64_t txn = instance->id().transaction_id;
+  l3.free();
+  EXPECT_TRUE(l3.freed());
+  EXPECT_FALSE(l3.live());
+  EXPECT_TRUE(l3.region().released());
+  EXPECT_EQ(l3.region().payload().base, 0u);
+  // The test (standing in for a running L2 task) still holds the instance.
+  EXPECT_TRUE(ledger->is_live(0, txn));
+  EXPECT_EQ(l3.input().try_enqueue(nullptr, 0), Status::REJECTED);
+  EXPECT_STREQ(l3.last_error().message,
+               "the queue handle was freed [session 0x000000005e55109b, transaction 42]");
   WorkerChipMessage m{};
-  EXPECT_EQ(rig.l3->output().peek(milliseconds(1), &m), Status::REJECTED);
-  EXPECT_EQ(rig.counter(kInputDescTailOffset), 0);
-  EXPECT_EQ(rig.counter(kInitiatorAbortOffset), 0);  // free is not poison
-  rig.l2.reset();
-  rig.instance.reset();
-  EXPECT_FALSE(rig.ledger->is_live(0, txn));  // last holder gone: reclaimed
+  EXPECT_EQ(l3.output().peek(milliseconds(1), &m), Status::REJECTED);
+  EXPECT_EQ(counter(kInputDescTailOffset), 0);
+  EXPECT_EQ(counter(kInitiatorAbortOffset), 0);  // free is not poison
+  l2.reset();
+  instance.reset();
+  EXPECT_FALSE(ledger->is_live(0, txn));  // last holder gone: reclaimed
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include "tests/l2/l2_rig.h"
 
-namespace spsq_testing {
+namespace spsq_l2_test {
 namespace {
 
 class OutputTest : public L2Test {
@@ -38,7 +38,7 @@ class OutputTest : public L2Test {
   template <uint64_t N>
   void fill_ring(Endpoint<N>& ep) {
     for (uint8_t i = 0; i < 4; ++i) publish(ep, 8, static_cast<uint8_t>(16 * i));
-    ASSERT_EQ(peer_->output_tail(), 4);
+    ASSERT_EQ(counter(kOutputTail), 4);
   }
 };
 
@@ -48,11 +48,12 @@ TEST_F(OutputTest, ReservationIsAWritableSpanAtTheArenaStart) {
   ASSERT_TRUE(ep->output().try_reserve(10, r));
   EXPECT_EQ(r.payload_offset, kOutArena);
   EXPECT_EQ(r.payload_nbytes, 10u);
-  EXPECT_EQ(spsc_queue::payload_data(r), region_->payload() + kOutArena) << "the span is the shared bytes themselves";
-  EXPECT_EQ(peer_->output_tail(), 0) << "reserving publishes nothing";
-  EXPECT_EQ(peer_->output_slot(0), RawDescriptor{}) << "nor writes a descriptor";
-  EXPECT_EQ(script_.log.count(AccessKind::kPayloadWrite), 0u);
-  EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify), 0u);
+  EXPECT_EQ(spsc_queue::payload_data(r), region_->memory().payload() + kOutArena)
+      << "the span is the shared bytes themselves";
+  EXPECT_EQ(counter(kOutputTail), 0) << "reserving publishes nothing";
+  EXPECT_EQ(output_slot(0), RawDescriptor{}) << "nor writes a descriptor";
+  EXPECT_EQ(log().count_kind(AccessKind::kWrite), 0u);
+  EXPECT_EQ(log().count_kind(AccessKind::kNotify), 0u);
 }
 
 TEST_F(OutputTest, PublishWritesPayloadFlushThenBodyThenSeqThenTail) {
@@ -60,35 +61,36 @@ TEST_F(OutputTest, PublishWritesPayloadFlushThenBodyThenSeqThenTail) {
   SpscQueueOutputReservation r{};
   ASSERT_TRUE(ep->output().try_reserve(10, r));
   std::memcpy(spsc_queue::payload_data(r), pattern(10, 0xa0).data(), 10);
-  script_.log.clear();
+  log().clear();
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
 
-  const std::vector<Access> a = script_.log.entries();
-  ASSERT_EQ(a.size(), 7u) << script_.log.str();
+  // A view write copies and flushes (harness_view.h): one entry per step.
+  const std::vector<Access> a = log().entries();
+  ASSERT_EQ(a.size(), 4u) << log().dump();
   const uint64_t slot0 = kOutRing;
   struct Want { AccessKind kind; uint64_t offset, nbytes; };
   const Want want[] = {
-      {AccessKind::kPayloadWrite, kOutArena, 10}, {AccessKind::kFlush, kOutArena, 10},
-      {AccessKind::kPayloadWrite, slot0 + 8, 24},  {AccessKind::kFlush, slot0 + 8, 24},
-      {AccessKind::kPayloadWrite, slot0, 8},       {AccessKind::kFlush, slot0, 8},
+      {AccessKind::kWrite, kOutArena, 10},
+      {AccessKind::kWrite, slot0 + 8, 24},
+      {AccessKind::kWrite, slot0, 8},
   };
-  for (size_t i = 0; i < 6; ++i) {
-    EXPECT_EQ(a[i].kind, want[i].kind) << i << "\n" << script_.log.str();
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(a[i].kind, want[i].kind) << i << "\n" << log().dump();
     EXPECT_EQ(a[i].offset, want[i].offset) << i;
     EXPECT_EQ(a[i].nbytes, want[i].nbytes) << i;
   }
-  EXPECT_EQ(a[6].kind, AccessKind::kCounterNotify);
-  EXPECT_EQ(a[6].offset, kOutputTail);
-  EXPECT_EQ(a[6].value, 1);
-  EXPECT_EQ(a[6].mode, static_cast<uint32_t>(RegionNotifyOp::Set));
+  EXPECT_EQ(a[3].kind, AccessKind::kNotify);
+  EXPECT_EQ(a[3].offset, kOutputTail);
+  EXPECT_EQ(a[3].value, 1);
+  EXPECT_EQ(a[3].op, static_cast<uint32_t>(RegionNotifyOp::Set));
 
   // The bytes: little-endian descriptor fields and the payload.
-  const std::vector<uint8_t> raw = region_->bytes(slot0, 32);
+  const std::vector<uint8_t> raw = bytes(slot0, 32);
   const std::vector<uint8_t> want_raw = {1, 0, 0, 0, 0, 0, 0, 0,     1, 0, 0, 0, 0, 0, 0, 0,
                                          0, 2, 0, 0, 0, 0, 0, 0,     10, 0, 0, 0, 0, 0, 0, 0};
   EXPECT_EQ(raw, want_raw);
-  EXPECT_EQ(peer_->output_payload(0), pattern(10, 0xa0));
-  EXPECT_EQ(peer_->output_tail(), 1);
+  EXPECT_EQ(output_payload(0), pattern(10, 0xa0));
+  EXPECT_EQ(counter(kOutputTail), 1);
   expect_healthy(*ep);
 }
 
@@ -98,11 +100,11 @@ TEST_F(OutputTest, ConsecutiveMessagesArePackedWithoutRounding) {
   EXPECT_EQ(publish(*ep, 7, 2), kOutArena + 10);
   EXPECT_EQ(publish(*ep, 0, 3), 0u);
   EXPECT_EQ(publish(*ep, 1, 4), kOutArena + 17);
-  EXPECT_EQ(peer_->output_slot(1), (RawDescriptor{2, kData, kOutArena + 10, 7}));
-  EXPECT_EQ(peer_->output_slot(2), (RawDescriptor{3, kData, 0, 0}));
-  EXPECT_EQ(peer_->output_slot(3), (RawDescriptor{4, kData, kOutArena + 17, 1}));
-  EXPECT_EQ(peer_->output_payload(1), pattern(7, 2));
-  EXPECT_EQ(script_.log.notified(kOutputTail), (std::vector<int32_t>{1, 2, 3, 4}));
+  EXPECT_EQ(output_slot(1), (RawDescriptor{2, kData, kOutArena + 10, 7}));
+  EXPECT_EQ(output_slot(2), (RawDescriptor{3, kData, 0, 0}));
+  EXPECT_EQ(output_slot(3), (RawDescriptor{4, kData, kOutArena + 17, 1}));
+  EXPECT_EQ(output_payload(1), pattern(7, 2));
+  EXPECT_EQ(notified(kOutputTail), (std::vector<int32_t>{1, 2, 3, 4}));
 }
 
 TEST_F(OutputTest, ZeroByteReservationHasOffsetZeroAndNoPayloadWrite) {
@@ -112,11 +114,11 @@ TEST_F(OutputTest, ZeroByteReservationHasOffsetZeroAndNoPayloadWrite) {
   EXPECT_EQ(r.payload_offset, 0u);
   EXPECT_EQ(r.payload_nbytes, 0u);
   EXPECT_EQ(spsc_queue::payload_data(r), nullptr);
-  script_.log.clear();
+  log().clear();
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
-  EXPECT_EQ(peer_->output_slot(0), (RawDescriptor{1, kData, 0, 0}));
-  const std::vector<Access> writes = script_.log.only({AccessKind::kPayloadWrite});
-  ASSERT_EQ(writes.size(), 2u) << script_.log.str();
+  EXPECT_EQ(output_slot(0), (RawDescriptor{1, kData, 0, 0}));
+  const std::vector<Access> writes = only(AccessKind::kWrite);
+  ASSERT_EQ(writes.size(), 2u) << log().dump();
   EXPECT_EQ(writes[0].offset, kOutRing + 8);
   EXPECT_EQ(writes[1].offset, kOutRing);
 }
@@ -125,35 +127,35 @@ TEST_F(OutputTest, ErrorIsAnOrdinaryMessage) {
   auto ep = open();
   EXPECT_EQ(publish(*ep, 4, 9, SpscQueueOpcode::ERROR), kOutArena);
   EXPECT_EQ(publish(*ep, 0, 0, SpscQueueOpcode::ERROR), 0u);
-  EXPECT_EQ(peer_->output_slot(0), (RawDescriptor{1, kError, kOutArena, 4}));
-  EXPECT_EQ(peer_->output_slot(1), (RawDescriptor{2, kError, 0, 0}));
+  EXPECT_EQ(output_slot(0), (RawDescriptor{1, kError, kOutArena, 4}));
+  EXPECT_EQ(output_slot(1), (RawDescriptor{2, kError, 0, 0}));
   expect_healthy(*ep);
 }
 
 TEST_F(OutputTest, StopInvalidAndUnknownOpcodesPoisonWithoutWriting) {
   for (uint64_t op : {kStop, uint64_t{0}, uint64_t{9}}) {
     SCOPED_TRACE(op);
-    script_.log.clear();
-    region_->set_counter(kPeerAbortFlag, 0);
+    log().clear();
+    set_counter(kPeerFlag, 0);
     auto ep = open();
     SpscQueueOutputReservation r{};
     ASSERT_TRUE(ep->output().try_reserve(op == kStop ? 0 : 8, r));
     EXPECT_FALSE(ep->output().publish(r, static_cast<SpscQueueOpcode>(op)));
     expect_poisoned(*ep, SpscQueueErrorKind::BAD_ARGUMENT, SpscQueueOp::OUTPUT_PUBLISH);
-    EXPECT_EQ(script_.log.count(AccessKind::kPayloadWrite), 0u) << script_.log.str();
-    EXPECT_EQ(peer_->output_tail(), 0);
+    EXPECT_EQ(log().count_kind(AccessKind::kWrite), 0u) << log().dump();
+    EXPECT_EQ(counter(kOutputTail), 0);
   }
 }
 
 TEST_F(OutputTest, MessageLargerThanTheArenaIsRefusedWithoutError) {
   auto ep = open();
   SpscQueueOutputReservation r{};
-  const uint64_t t0 = VirtualClock::now();
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_FALSE(ep->output().try_reserve(257, r));
   EXPECT_FALSE(ep->output().reserve(257, 1'000'000, r));
   EXPECT_FALSE(ep->output().try_reserve(~uint64_t{0}, r));
-  EXPECT_EQ(VirtualClock::now(), t0) << "it can never fit: nothing to wait for";
-  EXPECT_TRUE(script_.log.empty()) << script_.log.str();
+  EXPECT_EQ(VirtualClock::peek(), t0) << "it can never fit: nothing to wait for";
+  EXPECT_EQ(log().size(), 0u) << log().dump();
   expect_healthy(*ep);
   // A message of exactly the arena size fits.
   EXPECT_EQ(publish(*ep, 256, 1), kOutArena);
@@ -162,18 +164,18 @@ TEST_F(OutputTest, MessageLargerThanTheArenaIsRefusedWithoutError) {
 TEST_F(OutputTest, CapacityIsExactlyDepthMessages) {
   auto ep = open();
   fill_ring(*ep);
-  script_.log.clear();
+  log().clear();
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().try_reserve(8, r)) << "depth messages are outstanding";
   expect_healthy(*ep);
-  EXPECT_EQ(script_.log.count(AccessKind::kCounterTest, kOutputHead), 1u) << script_.log.str();
-  EXPECT_EQ(script_.log.count(AccessKind::kPayloadWrite), 0u);
+  EXPECT_EQ(count(AccessKind::kTest, kOutputHead), 1u) << log().dump();
+  EXPECT_EQ(log().count_kind(AccessKind::kWrite), 0u);
   EXPECT_FALSE(ep->output().try_reserve(0, r)) << "zero-byte messages need a slot too";
 
-  peer_->release_outputs(1);
+  release_outputs(1);
   EXPECT_EQ(publish(*ep, 8, 0x77), kOutArena + 32);
-  EXPECT_EQ(peer_->output_slot(4), (RawDescriptor{5, kData, kOutArena + 32, 8}));
-  EXPECT_EQ(peer_->output_tail(), 5);
+  EXPECT_EQ(output_slot(4), (RawDescriptor{5, kData, kOutArena + 32, 8}));
+  EXPECT_EQ(counter(kOutputTail), 5);
   EXPECT_FALSE(ep->output().try_reserve(8, r));
   expect_healthy(*ep);
 }
@@ -187,7 +189,7 @@ TEST_F(OutputTest, ArenaFullIsNoProgressUntilL3Releases) {
   EXPECT_FALSE(ep->output().try_reserve(57, r)) << "57 bytes would cross the end too";
   expect_healthy(*ep);
   EXPECT_EQ(publish(*ep, 56, 2), kOutArena + 200) << "56 bytes end exactly at the arena end";
-  peer_->release_outputs(1);
+  release_outputs(1);
   EXPECT_EQ(publish(*ep, 100, 3), kOutArena);
   expect_healthy(*ep);
 }
@@ -196,7 +198,7 @@ TEST_F(OutputTest, ArenaWrapWithSkip) {
   auto ep = open();
   SpscQueueOutputReservation r{};
   EXPECT_EQ(publish(*ep, 200, 1), kOutArena);  // cursor 0 -> 200
-  peer_->release_outputs(1);
+  release_outputs(1);
   // pos 200 + 100 > 256: skip 56, place at the start; cursor -> 356.
   EXPECT_EQ(publish(*ep, 100, 2), kOutArena);
   // pos 100, cursor -> 456; unreleased span 200..456 is exactly the arena.
@@ -204,27 +206,27 @@ TEST_F(OutputTest, ArenaWrapWithSkip) {
   // One more byte would overlap message 2, still unreleased.
   EXPECT_FALSE(ep->output().try_reserve(1, r));
   expect_healthy(*ep);
-  peer_->release_outputs(2);
+  release_outputs(2);
   EXPECT_EQ(publish(*ep, 1, 4), kOutArena + 200);
-  EXPECT_EQ(peer_->output_slot(1), (RawDescriptor{2, kData, kOutArena, 100}));
-  EXPECT_EQ(peer_->output_slot(2), (RawDescriptor{3, kData, kOutArena + 100, 100}));
-  EXPECT_EQ(peer_->output_slot(3), (RawDescriptor{4, kData, kOutArena + 200, 1}));
-  EXPECT_EQ(peer_->output_payload(1), pattern(100, 2));
-  EXPECT_EQ(peer_->output_payload(2), pattern(100, 3));
+  EXPECT_EQ(output_slot(1), (RawDescriptor{2, kData, kOutArena, 100}));
+  EXPECT_EQ(output_slot(2), (RawDescriptor{3, kData, kOutArena + 100, 100}));
+  EXPECT_EQ(output_slot(3), (RawDescriptor{4, kData, kOutArena + 200, 1}));
+  EXPECT_EQ(output_payload(1), pattern(100, 2));
+  EXPECT_EQ(output_payload(2), pattern(100, 3));
 }
 
 TEST_F(OutputTest, PartialReleaseFreesOnlyTheReleasedBytes) {
   auto ep = open();
   EXPECT_EQ(publish(*ep, 100, 1), kOutArena);        // A: cursor 0..100
   EXPECT_EQ(publish(*ep, 100, 2), kOutArena + 100);  // B: cursor 100..200
-  peer_->release_outputs(1);                         // A only
+  release_outputs(1);                         // A only
   SpscQueueOutputReservation r{};
   // 150 bytes skip to the start and would run over B's bytes at +100.
   EXPECT_FALSE(ep->output().try_reserve(150, r));
   expect_healthy(*ep);
   // 100 bytes at the start end exactly where B begins.
   EXPECT_EQ(publish(*ep, 100, 3), kOutArena);
-  EXPECT_EQ(peer_->output_payload(1), pattern(100, 2)) << "B intact";
+  EXPECT_EQ(output_payload(1), pattern(100, 2)) << "B intact";
 }
 
 TEST_F(OutputTest, IdleArenaAcceptsAnyMessageThatFits) {
@@ -233,12 +235,12 @@ TEST_F(OutputTest, IdleArenaAcceptsAnyMessageThatFits) {
   // unreleased, so it fits.
   auto ep = open();
   EXPECT_EQ(publish(*ep, 200, 1), kOutArena);
-  peer_->release_outputs(1);
+  release_outputs(1);
   EXPECT_EQ(publish(*ep, 256, 2), kOutArena);
-  EXPECT_EQ(peer_->output_payload(1), pattern(256, 2));
-  peer_->release_outputs(2);
+  EXPECT_EQ(output_payload(1), pattern(256, 2));
+  release_outputs(2);
   EXPECT_EQ(publish(*ep, 255, 3), kOutArena);
-  peer_->release_outputs(3);
+  release_outputs(3);
   EXPECT_EQ(publish(*ep, 256, 4), kOutArena);
   expect_healthy(*ep);
 }
@@ -246,7 +248,7 @@ TEST_F(OutputTest, IdleArenaAcceptsAnyMessageThatFits) {
 TEST_F(OutputTest, MultipleOutputsForOneInput) {
   auto ep = open();
   const std::vector<uint8_t> request = {7, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef};  // id 7 + body
-  peer_->send(SpscQueueOpcode::DATA, request);
+  send(kData, request);
   SpscQueueInputHandle in{};
   ASSERT_TRUE(ep->input().try_peek(in));
 
@@ -260,27 +262,26 @@ TEST_F(OutputTest, MultipleOutputsForOneInput) {
   ASSERT_TRUE(ep->output().try_reserve(4, r));
   std::memcpy(spsc_queue::payload_data(r), spsc_queue::payload_data(in), 4);
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::ERROR));
-  EXPECT_EQ(peer_->input_head(), 0) << "the input is still held";
+  EXPECT_EQ(counter(kInputHead), 0) << "the input is still held";
   ASSERT_TRUE(ep->input().release(in));
-  EXPECT_EQ(peer_->input_head(), 1);
+  EXPECT_EQ(counter(kInputHead), 1);
 
-  EXPECT_EQ(peer_->output_tail(), 3);
-  EXPECT_EQ(peer_->output_slot(0), (RawDescriptor{1, kData, kOutArena, 16}));
-  EXPECT_EQ(peer_->output_slot(1), (RawDescriptor{2, kData, 0, 0}));
-  EXPECT_EQ(peer_->output_slot(2), (RawDescriptor{3, kError, kOutArena + 16, 4}));
+  EXPECT_EQ(counter(kOutputTail), 3);
+  EXPECT_EQ(output_slot(0), (RawDescriptor{1, kData, kOutArena, 16}));
+  EXPECT_EQ(output_slot(1), (RawDescriptor{2, kData, 0, 0}));
+  EXPECT_EQ(output_slot(2), (RawDescriptor{3, kError, kOutArena + 16, 4}));
   std::vector<uint8_t> twice = request;
   twice.insert(twice.end(), request.begin(), request.end());
-  EXPECT_EQ(peer_->output_payload(0), twice);
-  EXPECT_EQ(peer_->output_payload(2), (std::vector<uint8_t>{7, 0, 0, 0}));
+  EXPECT_EQ(output_payload(0), twice);
+  EXPECT_EQ(output_payload(2), (std::vector<uint8_t>{7, 0, 0, 0}));
   expect_healthy(*ep);
 }
 
 TEST_F(OutputTest, OutputsInADifferentOrderFromInputs) {
   // Window 2: answer input 2 before input 1, release 2 before 1.
   auto ep = open<2>();
-  peer_->stage(SpscQueueOpcode::DATA, {1, 0, 0, 0});
-  peer_->stage(SpscQueueOpcode::DATA, {2, 0, 0, 0});
-  peer_->publish();
+  send(kData, {1, 0, 0, 0});
+  send(kData, {2, 0, 0, 0});
   SpscQueueInputHandle a{}, b{};
   ASSERT_TRUE(ep->input().try_peek(a));
   ASSERT_TRUE(ep->input().try_peek(b));
@@ -291,9 +292,9 @@ TEST_F(OutputTest, OutputsInADifferentOrderFromInputs) {
     ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
     ASSERT_TRUE(ep->input().release(*h));
   }
-  EXPECT_EQ(peer_->output_payload(0), (std::vector<uint8_t>{2, 0, 0, 0}));
-  EXPECT_EQ(peer_->output_payload(1), (std::vector<uint8_t>{1, 0, 0, 0}));
-  EXPECT_EQ(script_.log.notified(kInputHead), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(output_payload(0), (std::vector<uint8_t>{2, 0, 0, 0}));
+  EXPECT_EQ(output_payload(1), (std::vector<uint8_t>{1, 0, 0, 0}));
+  EXPECT_EQ(notified(kInputHead), (std::vector<int32_t>{1, 2}));
   expect_healthy(*ep);
 }
 
@@ -306,12 +307,12 @@ class OutputOwnershipTest : public OutputTest {
     ep_ = open();
   }
   void expect_publish_poisons(const SpscQueueOutputReservation& r) {
-    const int32_t tail = peer_->output_tail();
-    script_.log.clear();
+    const int32_t tail = counter(kOutputTail);
+    log().clear();
     EXPECT_FALSE(ep_->output().publish(r, SpscQueueOpcode::DATA));
     expect_poisoned(*ep_, SpscQueueErrorKind::OWNERSHIP, SpscQueueOp::OUTPUT_PUBLISH);
-    EXPECT_EQ(script_.log.count(AccessKind::kPayloadWrite), 0u) << script_.log.str();
-    EXPECT_EQ(peer_->output_tail(), tail);
+    EXPECT_EQ(log().count_kind(AccessKind::kWrite), 0u) << log().dump();
+    EXPECT_EQ(counter(kOutputTail), tail);
   }
   std::unique_ptr<Endpoint<1>> ep_;
 };
@@ -331,7 +332,7 @@ TEST_F(OutputOwnershipTest, AlreadyPublishedReservationPoisons) {
   ASSERT_TRUE(ep_->output().try_reserve(8, r));
   ASSERT_TRUE(ep_->output().publish(r, SpscQueueOpcode::DATA));
   expect_publish_poisons(r);
-  EXPECT_EQ(peer_->output_tail(), 1);
+  EXPECT_EQ(counter(kOutputTail), 1);
 }
 
 TEST_F(OutputOwnershipTest, StaleReservationPoisons) {
@@ -353,11 +354,8 @@ TEST_F(OutputOwnershipTest, TamperedReservationPoisons) {
 }
 
 TEST_F(OutputOwnershipTest, ReservationOfAnotherQueuePoisons) {
-  HostRegion other(4, 256, 256);
-  ViewScript other_script;
-  Endpoint<1> other_ep(other.binding(),
-                       RecordingView(other.payload_span(), other.counter_span(), &other_script),
-                       VirtualClock::clock());
+  std::unique_ptr<QueueRegion> other = make_region(4, 256, 256);
+  Endpoint<1> other_ep(binding_of(*other), other->view(), clock());
   SpscQueueOutputReservation mine{}, foreign{};
   ASSERT_TRUE(ep_->output().try_reserve(8, mine));
   ASSERT_TRUE(other_ep.output().try_reserve(8, foreign));
@@ -388,11 +386,11 @@ TEST_F(OutputTest, CorruptedReleasedDescriptorPoisonsTheReplay) {
   for (const Corruption& c : cases) {
     SCOPED_TRACE(c.what);
     use_region(4, 256, 256);
-    script_.log.clear();
+    log().clear();
     auto ep = open();
     fill_ring(*ep);
-    region_->write_descriptor_at(kOutRing, c.d);
-    peer_->release_outputs(1);
+    write_descriptor_at(kOutRing, c.d);
+    release_outputs(1);
     expect_reserve_poisons(*ep, c.needle);
   }
 }
@@ -414,10 +412,10 @@ TEST_F(OutputTest, NegativeHeadPoisons) {
 TEST_F(OutputTest, HeadMovingBackwardsPoisons) {
   auto ep = open();
   fill_ring(*ep);
-  peer_->release_outputs(2);
+  release_outputs(2);
   publish(*ep, 8, 1);  // refreshes the head to 2
   publish(*ep, 8, 2);
-  ASSERT_EQ(peer_->output_tail(), 6);
+  ASSERT_EQ(counter(kOutputTail), 6);
   peer_->set_output_head(1);
   expect_reserve_poisons(*ep, "head");
 }
@@ -431,13 +429,13 @@ TEST_F(OutputTest, ReleasedDescriptorsAreReplayedInOrder) {
   EXPECT_EQ(publish(*ep, 56, 4), kOutArena + 200);
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().try_reserve(1, r));
-  peer_->release_outputs(3);
-  script_.log.clear();
+  release_outputs(3);
+  log().clear();
   // Released cursor 200, cursor 256: 200 bytes fit at the start.
   EXPECT_EQ(publish(*ep, 200, 5), kOutArena);
   // The replay read exactly the three released slots.
-  const std::vector<Access> reads = script_.log.only({AccessKind::kPayloadRead});
-  ASSERT_GE(reads.size(), 3u) << script_.log.str();
+  const std::vector<Access> reads = only(AccessKind::kRead);
+  ASSERT_GE(reads.size(), 3u) << log().dump();
   EXPECT_EQ(reads[0].offset, kOutRing);
   EXPECT_EQ(reads[1].offset, kOutRing + 32);
   EXPECT_EQ(reads[2].offset, kOutRing + 64);
@@ -445,4 +443,4 @@ TEST_F(OutputTest, ReleasedDescriptorsAreReplayedInOrder) {
 }
 
 }  // namespace
-}  // namespace spsq_testing
+}  // namespace spsq_l2_test

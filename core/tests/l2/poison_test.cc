@@ -1,13 +1,13 @@
 // Poison: terminal, first error wins, the L2 abort flag is Set to 1 exactly
 // once, the error carries the RegionInstance identity, and a failing view
-// (the k-th call of each kind) poisons with ENDPOINT_ERROR.
+// (the k-th call of one kind) poisons with ENDPOINT_ERROR.
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 
 #include "tests/l2/l2_rig.h"
 
-namespace spsq_testing {
+namespace spsq_l2_test {
 namespace {
 
 class PoisonTest : public L2Test {
@@ -15,7 +15,7 @@ class PoisonTest : public L2Test {
   // Poisons the endpoint with a bad input seq.
   template <uint64_t N>
   void poison_with_bad_seq(Endpoint<N>& ep) {
-    peer_->write_input_slot(0, RawDescriptor{3, kData, 0, 0});
+    peer_->write_input_descriptor(0, spsq_conf::wire::Descriptor{3, kData, 0, 0});
     peer_->set_input_tail(1);
     SpscQueueInputHandle h{};
     ASSERT_FALSE(ep.input().try_peek(h));
@@ -26,31 +26,32 @@ class PoisonTest : public L2Test {
 TEST_F(PoisonTest, EveryLaterOperationFailsAndNothingIsWritten) {
   auto ep = open<2>();
   // Leave the endpoint with a held input and an active reservation.
-  peer_->send(SpscQueueOpcode::DATA, pattern(4, 1));
+  send(kData, pattern(4, 1));
   SpscQueueInputHandle held{};
   ASSERT_TRUE(ep->input().try_peek(held));
   SpscQueueOutputReservation r{};
   ASSERT_TRUE(ep->output().try_reserve(4, r));
-  peer_->write_input_slot(1, RawDescriptor{1, kData, 0, 0});  // seq 1 at index 1
+  // seq 1 at index 1
+  peer_->write_input_descriptor(1, spsq_conf::wire::Descriptor{1, kData, 0, 0});
   peer_->set_input_tail(2);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().try_peek(h));
   expect_poisoned(*ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::INPUT_TRY_PEEK);
 
-  script_.log.clear();
-  const uint64_t t0 = VirtualClock::now();
+  log().clear();
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_FALSE(ep->input().try_peek(h));
   EXPECT_FALSE(ep->input().peek(1000, h));
   EXPECT_FALSE(ep->input().release(held)) << "even a valid release";
   EXPECT_FALSE(ep->output().publish(r, SpscQueueOpcode::DATA)) << "even a valid publish";
   EXPECT_FALSE(ep->output().try_reserve(4, r));
   EXPECT_FALSE(ep->output().reserve(4, 1000, r));
-  EXPECT_EQ(VirtualClock::now(), t0);
-  EXPECT_EQ(script_.log.count(AccessKind::kPayloadWrite), 0u) << script_.log.str();
-  EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify), 0u) << script_.log.str();
-  EXPECT_EQ(peer_->input_head(), 0);
-  EXPECT_EQ(peer_->output_tail(), 0);
-  EXPECT_EQ(peer_->output_slot(0), RawDescriptor{});
+  EXPECT_EQ(VirtualClock::peek(), t0);
+  EXPECT_EQ(log().count_kind(AccessKind::kWrite), 0u) << log().dump();
+  EXPECT_EQ(log().count_kind(AccessKind::kNotify), 0u) << log().dump();
+  EXPECT_EQ(counter(kInputHead), 0);
+  EXPECT_EQ(counter(kOutputTail), 0);
+  EXPECT_EQ(output_slot(0), RawDescriptor{});
 }
 
 TEST_F(PoisonTest, FirstErrorWins) {
@@ -70,12 +71,12 @@ TEST_F(PoisonTest, FirstErrorWins) {
 TEST_F(PoisonTest, OwnFlagIsSetToOneOnceWithASet) {
   auto ep = open();
   poison_with_bad_seq(*ep);
-  const std::vector<Access> notes = script_.log.only({AccessKind::kCounterNotify});
-  ASSERT_EQ(notes.size(), 1u) << script_.log.str();
-  EXPECT_EQ(notes[0].offset, kPeerAbortFlag);
+  const std::vector<Access> notes = only(AccessKind::kNotify);
+  ASSERT_EQ(notes.size(), 1u) << log().dump();
+  EXPECT_EQ(notes[0].offset, kPeerFlag);
   EXPECT_EQ(notes[0].value, 1);
-  EXPECT_EQ(notes[0].mode, static_cast<uint32_t>(RegionNotifyOp::Set));
-  EXPECT_EQ(region_->counter(kInitiatorAbortFlag), 0) << "never the initiator's flag";
+  EXPECT_EQ(notes[0].op, static_cast<uint32_t>(RegionNotifyOp::Set));
+  EXPECT_EQ(counter(kInitiatorFlag), 0) << "never the initiator's flag";
 }
 
 TEST_F(PoisonTest, ErrorCarriesSessionBitsAndTransactionId) {
@@ -102,17 +103,16 @@ TEST_F(PoisonTest, ApplicationErrorMessagesNeverRaiseAFlag) {
     ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::ERROR));
   }
   expect_healthy(*ep);
-  EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify, kPeerAbortFlag), 0u);
+  EXPECT_EQ(count(AccessKind::kNotify, kPeerFlag), 0u);
 }
 
 TEST_F(PoisonTest, AWholeSessionWritesOnlyL2OwnedSlots) {
   // Inputs, outputs, STOP drain: L2 writes the input head, the output tail,
   // the output ring and arena, and nothing else.
   auto ep = open<2>();
-  peer_->stage(SpscQueueOpcode::DATA, pattern(40, 1));
-  peer_->stage(SpscQueueOpcode::DATA, pattern(40, 2));
-  peer_->stage(SpscQueueOpcode::STOP);
-  peer_->publish();
+  send(kData, pattern(40, 1));
+  send(kData, pattern(40, 2));
+  send(kStop);
   SpscQueueInputHandle a{}, b{}, stop{};
   ASSERT_TRUE(ep->input().try_peek(a));
   ASSERT_TRUE(ep->input().try_peek(b));
@@ -127,38 +127,38 @@ TEST_F(PoisonTest, AWholeSessionWritesOnlyL2OwnedSlots) {
   ASSERT_TRUE(ep->input().release(b));
   ASSERT_TRUE(ep->input().release(a));
   EXPECT_TRUE(ep->input().drained());
-  for (const Access& x : script_.log.entries()) {
-    if (x.kind == AccessKind::kCounterNotify) {
-      EXPECT_TRUE(x.offset == kInputHead || x.offset == kOutputTail) << x.str();
+  for (const Access& x : log().entries()) {
+    if (x.kind == AccessKind::kNotify) {
+      EXPECT_TRUE(x.offset == kInputHead || x.offset == kOutputTail) << x.describe();
     }
-    if (x.kind == AccessKind::kPayloadWrite) {
+    if (x.kind == AccessKind::kWrite) {
       const bool ring = x.offset >= kOutRing && x.offset + x.nbytes <= kOutRing + 128;
       const bool arena = x.offset >= kOutArena && x.offset + x.nbytes <= kOutArena + 256;
-      EXPECT_TRUE(ring || arena) << x.str();
+      EXPECT_TRUE(ring || arena) << x.describe();
     }
   }
-  EXPECT_EQ(peer_->output_payload(0), pattern(40, 1));
-  EXPECT_EQ(peer_->output_payload(1), pattern(40, 2));
-  EXPECT_EQ(peer_->input_head(), 3);
+  EXPECT_EQ(output_payload(0), pattern(40, 1));
+  EXPECT_EQ(output_payload(1), pattern(40, 2));
+  EXPECT_EQ(counter(kInputHead), 3);
   expect_healthy(*ep);
 }
 
-// --- a failing view: the k-th call of each kind ---
+// --- a failing view: the k-th call of one kind, counted from arm() ---
 
 class ViewFailureTest : public PoisonTest {
  protected:
   template <class E>
   void expect_endpoint_error(const E& ep, SpscQueueOp op) {
     expect_poisoned(ep, SpscQueueErrorKind::ENDPOINT_ERROR, op);
-    EXPECT_NE(std::strstr(ep.error().message, "injected failure"), nullptr)
+    EXPECT_NE(std::strstr(ep.error().message, "injected fault"), nullptr)
         << "the view's error text is passed on: " << ep.error().message;
   }
 };
 
 TEST_F(ViewFailureTest, TailTestFailurePoisonsPeek) {
   auto ep = open();
-  script_.faults.fail(ViewCall::kCounterTest, 1);
-  peer_->send(SpscQueueOpcode::DATA);
+  faults().arm(ViewCall::kTest, 1);
+  send(kData);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().try_peek(h));
   expect_endpoint_error(*ep, SpscQueueOp::INPUT_TRY_PEEK);
@@ -166,8 +166,8 @@ TEST_F(ViewFailureTest, TailTestFailurePoisonsPeek) {
 
 TEST_F(ViewFailureTest, DescriptorReadFailurePoisonsPeek) {
   auto ep = open();
-  script_.faults.fail(ViewCall::kPayloadRead, 1);
-  peer_->send(SpscQueueOpcode::DATA, pattern(4, 1));
+  faults().arm(ViewCall::kRead, 1);
+  send(kData, pattern(4, 1));
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().try_peek(h));
   expect_endpoint_error(*ep, SpscQueueOp::INPUT_TRY_PEEK);
@@ -175,8 +175,8 @@ TEST_F(ViewFailureTest, DescriptorReadFailurePoisonsPeek) {
 
 TEST_F(ViewFailureTest, PayloadReadFailurePoisonsPeek) {
   auto ep = open();
-  script_.faults.fail(ViewCall::kPayloadRead, 2);
-  peer_->send(SpscQueueOpcode::DATA, pattern(4, 1));
+  faults().arm(ViewCall::kRead, 2);
+  send(kData, pattern(4, 1));
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().try_peek(h));
   expect_endpoint_error(*ep, SpscQueueOp::INPUT_TRY_PEEK);
@@ -184,18 +184,18 @@ TEST_F(ViewFailureTest, PayloadReadFailurePoisonsPeek) {
 
 TEST_F(ViewFailureTest, HeadNotifyFailurePoisonsRelease) {
   auto ep = open();
-  script_.faults.fail(ViewCall::kCounterNotify, 1);
-  peer_->send(SpscQueueOpcode::DATA);
+  faults().arm(ViewCall::kNotify, 1);
+  send(kData);
   SpscQueueInputHandle h{};
   ASSERT_TRUE(ep->input().try_peek(h));
   EXPECT_FALSE(ep->input().release(h));
   expect_endpoint_error(*ep, SpscQueueOp::INPUT_RELEASE);
-  EXPECT_EQ(peer_->input_head(), 0);
+  EXPECT_EQ(counter(kInputHead), 0);
 }
 
 TEST_F(ViewFailureTest, WaitFailurePoisonsBlockingPeek) {
   auto ep = open();
-  script_.faults.fail(ViewCall::kCounterWait, 1);
+  faults().arm(ViewCall::kWait, 1);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().peek(1000, h));
   expect_endpoint_error(*ep, SpscQueueOp::INPUT_TRY_PEEK);
@@ -203,7 +203,7 @@ TEST_F(ViewFailureTest, WaitFailurePoisonsBlockingPeek) {
 
 TEST_F(ViewFailureTest, ReserveMapFailurePoisonsReserve) {
   auto ep = open();
-  script_.faults.fail(ViewCall::kPayloadRead, 1);
+  faults().arm(ViewCall::kRead, 1);
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().try_reserve(8, r));
   expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_TRY_RESERVE);
@@ -216,7 +216,7 @@ TEST_F(ViewFailureTest, HeadTestFailurePoisonsReserve) {
     ASSERT_TRUE(ep->output().try_reserve(0, r));
     ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
   }
-  script_.faults.fail(ViewCall::kCounterTest, 1);
+  faults().arm(ViewCall::kTest, 1);
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().try_reserve(0, r));
   expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_TRY_RESERVE);
@@ -229,8 +229,8 @@ TEST_F(ViewFailureTest, ReplayReadFailurePoisonsReserve) {
     ASSERT_TRUE(ep->output().try_reserve(0, r));
     ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
   }
-  peer_->release_outputs(1);
-  script_.faults.fail(ViewCall::kPayloadRead, 1);
+  release_outputs(1);
+  faults().arm(ViewCall::kRead, 1);
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().try_reserve(0, r));
   expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_TRY_RESERVE);
@@ -241,45 +241,44 @@ TEST_F(ViewFailureTest, ReplayReadFailurePoisonsReserve) {
 TEST_F(ViewFailureTest, PublishFailureAtEachStep) {
   struct Step { ViewCall call; uint64_t k; bool body_written, seq_written; };
   const Step steps[] = {
-      {ViewCall::kPayloadWrite, 1, false, false},  // payload
-      {ViewCall::kPayloadWrite, 2, false, false},  // descriptor bytes 8..31
-      {ViewCall::kPayloadWrite, 3, true, false},   // seq
-      {ViewCall::kCounterNotify, 1, true, true},   // tail
+      {ViewCall::kWrite, 1, false, false},  // payload
+      {ViewCall::kWrite, 2, false, false},  // descriptor bytes 8..31
+      {ViewCall::kWrite, 3, true, false},   // seq
+      {ViewCall::kNotify, 1, true, true},   // tail
   };
   for (const Step& s : steps) {
     SCOPED_TRACE(static_cast<int>(s.call) * 10 + static_cast<int>(s.k));
     use_region(4, 256, 256);
-    script_ = ViewScript{};
     auto ep = open();
     SpscQueueOutputReservation r{};
     ASSERT_TRUE(ep->output().try_reserve(8, r));
     std::memcpy(spsc_queue::payload_data(r), pattern(8, 1).data(), 8);
-    script_.faults.fail(s.call, s.k);
+    faults().arm(s.call, s.k);
     EXPECT_FALSE(ep->output().publish(r, SpscQueueOpcode::DATA));
     expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_PUBLISH);
-    const RawDescriptor d = peer_->output_slot(0);
+    const RawDescriptor d = output_slot(0);
     EXPECT_EQ(static_cast<uint64_t>(d.opcode), s.body_written ? kData : 0u);
     EXPECT_EQ(d.seq, s.seq_written ? 1u : 0u);
-    EXPECT_EQ(peer_->output_tail(), 0);
+    EXPECT_EQ(counter(kOutputTail), 0);
   }
 }
 
 TEST_F(ViewFailureTest, StickyFailureStillAttemptsTheFlagOnce) {
   auto ep = open();
-  script_.faults.sticky = true;
-  script_.faults.fail(ViewCall::kCounterNotify, 1);
-  peer_->send(SpscQueueOpcode::DATA);
+  region_->view_state().sticky_faults = true;
+  faults().arm(ViewCall::kNotify, 1);
+  send(kData);
   SpscQueueInputHandle h{};
   ASSERT_TRUE(ep->input().try_peek(h));
   EXPECT_FALSE(ep->input().release(h));
   EXPECT_EQ(ep->error().kind, SpscQueueErrorKind::ENDPOINT_ERROR);
   EXPECT_EQ(ep->error().op, SpscQueueOp::INPUT_RELEASE);
   // The dead view refuses the flag write; the endpoint tried exactly once.
-  EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify, kPeerAbortFlag), 1u) << script_.log.str();
-  EXPECT_EQ(peer_->peer_abort_flag(), 0);
+  EXPECT_EQ(count(AccessKind::kNotify, kPeerFlag), 1u) << log().dump();
+  EXPECT_EQ(peer_->l2_flag(), 0);
   EXPECT_FALSE(ep->input().release(h));
-  EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify, kPeerAbortFlag), 1u);
+  EXPECT_EQ(count(AccessKind::kNotify, kPeerFlag), 1u);
 }
 
 }  // namespace
-}  // namespace spsq_testing
+}  // namespace spsq_l2_test

@@ -10,14 +10,17 @@
 #include <thread>
 #include <vector>
 
+#include "conformance/harness/virtual_clock.h"
 #include "gtest/gtest.h"
-#include "testing/virtual_clock.h"
 
-namespace spsq_testing {
+namespace spsq_l2_test {
 namespace {
 
 constexpr uint64_t kPayloadBytes = 256;
 constexpr uint64_t kCounterBytes = 384;
+
+using spsq_conf::VirtualClock;
+const spsc_queue::MonotonicClock kVirtualClock{&VirtualClock::now_ns};
 
 class RegionInstanceViewTest : public ::testing::Test {
  protected:
@@ -30,7 +33,7 @@ class RegionInstanceViewTest : public ::testing::Test {
     return RegionPartLocalSpan{reinterpret_cast<uint64_t>(counter_.data()), kCounterBytes};
   }
   RegionInstanceView make(RegionCacheHooks hooks = {}) {
-    return RegionInstanceView(payload_span(), counter_span(), VirtualClock::clock(), hooks);
+    return RegionInstanceView(payload_span(), counter_span(), kVirtualClock, hooks);
   }
   int32_t slot(uint64_t off) const { return counter_[off / 4]; }
 
@@ -217,34 +220,35 @@ TEST_F(RegionInstanceViewTest, WaitReturnsAtOnceWhenTheConditionHolds) {
   RegionInstanceView v = make();
   counter_[0] = 4;
   int32_t observed = 0;
-  const uint64_t t0 = VirtualClock::now();
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_TRUE(v.counter().wait(0, 3, RegionWaitCmp::GT, 1000, observed));
   EXPECT_EQ(observed, 4);
-  EXPECT_EQ(VirtualClock::now(), t0);
+  EXPECT_EQ(VirtualClock::peek(), t0);
 }
 
 TEST_F(RegionInstanceViewTest, WaitReturnsFalseOnceTheClockPassesTheTimeout) {
-  VirtualClock::set_tick(100);  // every clock read is 100 ns later
+  VirtualClock::set_auto_advance(100);  // every clock read is 100 ns later
   RegionInstanceView v = make();
   int32_t observed = -1;
-  const uint64_t t0 = VirtualClock::now();
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_FALSE(v.counter().wait(0, 1, RegionWaitCmp::EQ, 50'000, observed));
   EXPECT_EQ(observed, 0);
-  EXPECT_GE(VirtualClock::now() - t0, 50'000u);
-  EXPECT_LE(VirtualClock::now() - t0, 50'000u + 300) << "stops at the first read past the deadline";
+  EXPECT_GE(VirtualClock::peek() - t0, 50'000u);
+  EXPECT_LE(VirtualClock::peek() - t0, 50'000u + 300)
+      << "stops at the first read past the deadline";
   EXPECT_FALSE(v.failed()) << "a timeout is not a view failure";
   // Zero timeout: one look.
   EXPECT_FALSE(v.counter().wait(0, 1, RegionWaitCmp::EQ, 0, observed));
 }
 
 TEST_F(RegionInstanceViewTest, ConstructionRejectsUnusableParts) {
-  RegionInstanceView no_payload(RegionPartLocalSpan{0, 64}, counter_span(), VirtualClock::clock());
+  RegionInstanceView no_payload(RegionPartLocalSpan{0, 64}, counter_span(), kVirtualClock);
   EXPECT_TRUE(no_payload.failed());
-  RegionInstanceView no_counter(payload_span(), RegionPartLocalSpan{0, 384}, VirtualClock::clock());
+  RegionInstanceView no_counter(payload_span(), RegionPartLocalSpan{0, 384}, kVirtualClock);
   EXPECT_TRUE(no_counter.failed());
   RegionInstanceView misaligned(payload_span(),
                                 RegionPartLocalSpan{counter_span().base + 2, 64},
-                                VirtualClock::clock());
+                                kVirtualClock);
   EXPECT_TRUE(misaligned.failed());
   RegionInstanceView no_clock(payload_span(), counter_span(), spsc_queue::MonotonicClock{});
   EXPECT_TRUE(no_clock.failed());
@@ -265,10 +269,12 @@ TEST_F(RegionInstanceViewTest, MovedViewKeepsWorking) {
 // A release Set on the counter publishes the payload written before it to a
 // thread that acquires the counter (checked for real under --config=tsan).
 TEST_F(RegionInstanceViewTest, ReleaseSetPublishesEarlierPayloadWrites) {
-  VirtualClock::set_tick(1);
+  // Both threads read the clock, and the virtual one is single-threaded: the
+  // views keep the process clock (their waits never come near the timeout).
+  const spsc_queue::MonotonicClock steady{&RegionInstanceView::steady_now_ns};
   constexpr int kRounds = 2000;
-  std::thread producer([this] {
-    RegionInstanceView v = make();
+  std::thread producer([this, steady] {
+    RegionInstanceView v(payload_span(), counter_span(), steady, RegionCacheHooks{});
     for (int i = 1; i <= kRounds; ++i) {
       int32_t seen = 0;
       // Wait until the consumer took the previous value.
@@ -280,7 +286,7 @@ TEST_F(RegionInstanceViewTest, ReleaseSetPublishesEarlierPayloadWrites) {
       EXPECT_TRUE(v.counter().notify(0, i, RegionNotifyOp::Set));
     }
   });
-  RegionInstanceView v = make();
+  RegionInstanceView v(payload_span(), counter_span(), steady, RegionCacheHooks{});
   int mismatches = 0;
   for (int i = 1; i <= kRounds; ++i) {
     int32_t seen = 0;
@@ -298,4 +304,4 @@ TEST_F(RegionInstanceViewTest, ReleaseSetPublishesEarlierPayloadWrites) {
 }
 
 }  // namespace
-}  // namespace spsq_testing
+}  // namespace spsq_l2_test

@@ -7,7 +7,7 @@
 
 #include "tests/l2/l2_rig.h"
 
-namespace spsq_testing {
+namespace spsq_l2_test {
 namespace {
 
 class TimeoutTest : public L2Test {
@@ -19,10 +19,9 @@ class TimeoutTest : public L2Test {
     EXPECT_EQ(ep.error().kind, SpscQueueErrorKind::REMOTE_ABORTED) << ep.error().message;
     EXPECT_EQ(ep.error().op, SpscQueueOp::TIMEOUT);
     EXPECT_TRUE(ep.error().has_identity());
-    EXPECT_EQ(ep.error().transaction_id, region_->binding().transaction_id);
-    EXPECT_EQ(peer_->peer_abort_flag(), 0);
-    EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify, kPeerAbortFlag), 0u)
-        << script_.log.str();
+    EXPECT_EQ(ep.error().transaction_id, kTransaction);
+    EXPECT_EQ(peer_->l2_flag(), 0);
+    EXPECT_EQ(count(AccessKind::kNotify, kPeerFlag), 0u) << log().dump();
   }
 
   // Fills the output ring so reserve has to wait.
@@ -38,13 +37,13 @@ class TimeoutTest : public L2Test {
 
 TEST_F(TimeoutTest, PeekWithZeroTimeoutIsALiveNoAttempt) {
   auto ep = open();
-  peer_->send(SpscQueueOpcode::DATA, pattern(4, 1));  // available, yet not taken
+  send(kData, pattern(4, 1));  // available, yet not taken
   SpscQueueInputHandle h{};
-  const uint64_t t0 = VirtualClock::now();
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_FALSE(ep->input().peek(0, h));
   EXPECT_EQ(h.seq, 0u) << "the handle is not filled";
-  EXPECT_TRUE(script_.log.empty()) << script_.log.str();
-  EXPECT_EQ(VirtualClock::now(), t0);
+  EXPECT_EQ(log().size(), 0u) << log().dump();
+  EXPECT_EQ(VirtualClock::peek(), t0);
   expect_healthy(*ep);
   // The message is still there for a real attempt.
   ASSERT_TRUE(ep->input().try_peek(h));
@@ -56,56 +55,56 @@ TEST_F(TimeoutTest, ReserveWithZeroTimeoutIsALiveNoAttempt) {
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().reserve(8, 0, r));
   EXPECT_EQ(r.payload_nbytes, 0u);
-  EXPECT_TRUE(script_.log.empty()) << script_.log.str();
+  EXPECT_EQ(log().size(), 0u) << log().dump();
   expect_healthy(*ep);
   ASSERT_TRUE(ep->output().try_reserve(8, r)) << "nothing was reserved by the no-attempt";
 }
 
 TEST_F(TimeoutTest, ZeroTimeoutDoesNotSampleARaisedAbortFlag) {
   auto ep = open();
-  peer_->raise_initiator_abort();
+  peer_->set_initiator_flag(1);
   SpscQueueInputHandle h{};
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->input().peek(0, h));
   EXPECT_FALSE(ep->output().reserve(8, 0, r));
-  EXPECT_TRUE(script_.log.empty());
+  EXPECT_EQ(log().size(), 0u);
   EXPECT_TRUE(ep->live());
 }
 
 TEST_F(TimeoutTest, PeekExpiryOnAnEmptyQueueIsNotPoison) {
   auto ep = open();
   SpscQueueInputHandle h{};
-  const uint64_t t0 = VirtualClock::now();
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_FALSE(ep->input().peek(5000, h));
-  EXPECT_EQ(VirtualClock::now() - t0, 5000u) << "waited exactly the timeout";
+  EXPECT_EQ(VirtualClock::peek() - t0, 5000u) << "waited exactly the timeout";
   expect_healthy(*ep);
   // It waited on the input tail, then sampled the initiator flag once.
-  EXPECT_GE(script_.log.count(AccessKind::kCounterWait, kInputTail), 1u) << script_.log.str();
-  ASSERT_FALSE(script_.log.empty());
-  EXPECT_EQ(script_.log.entries().back().kind, AccessKind::kCounterTest);
-  EXPECT_EQ(script_.log.entries().back().offset, kInitiatorAbortFlag);
-  EXPECT_EQ(script_.log.count(AccessKind::kCounterNotify), 0u);
+  EXPECT_GE(count(AccessKind::kWait, kInputTail), 1u) << log().dump();
+  ASSERT_NE(log().size(), 0u);
+  EXPECT_EQ(log().entries().back().kind, AccessKind::kTest);
+  EXPECT_EQ(log().entries().back().offset, kInitiatorFlag);
+  EXPECT_EQ(log().count_kind(AccessKind::kNotify), 0u);
   // Still usable.
-  peer_->send(SpscQueueOpcode::DATA);
+  send(kData);
   EXPECT_TRUE(ep->input().peek(5000, h));
 }
 
 TEST_F(TimeoutTest, PeekExpiryWithInitiatorFlagRaisedIsRemoteAbort) {
   for (int32_t flag : {1, 2, std::numeric_limits<int32_t>::max()}) {
     SCOPED_TRACE(flag);
-    script_.log.clear();
+    log().clear();
     auto ep = open();
-    peer_->raise_initiator_abort(flag);
+    peer_->set_initiator_flag(flag);
     SpscQueueInputHandle h{};
     EXPECT_FALSE(ep->input().peek(1000, h));
     expect_remote_aborted(*ep);
     // Terminal: a message arriving later is not delivered, and misuse after
     // the remote abort does not raise L2's flag either.
-    peer_->send(SpscQueueOpcode::DATA);
+    send(kData);
     EXPECT_FALSE(ep->input().try_peek(h));
     EXPECT_FALSE(ep->input().release(SpscQueueInputHandle{}));
     EXPECT_EQ(ep->error().kind, SpscQueueErrorKind::REMOTE_ABORTED);
-    EXPECT_EQ(peer_->peer_abort_flag(), 0);
+    EXPECT_EQ(peer_->l2_flag(), 0);
     use_region(4, 256, 256);
   }
 }
@@ -114,7 +113,7 @@ TEST_F(TimeoutTest, FlagsBelowOneAreNotRaised) {
   for (int32_t flag : {0, -1, std::numeric_limits<int32_t>::min()}) {
     SCOPED_TRACE(flag);
     auto ep = open();
-    peer_->raise_initiator_abort(flag);
+    peer_->set_initiator_flag(flag);
     SpscQueueInputHandle h{};
     EXPECT_FALSE(ep->input().peek(1000, h));
     expect_healthy(*ep);
@@ -125,11 +124,11 @@ TEST_F(TimeoutTest, ReserveExpiryUnderRingBackpressureIsNotPoison) {
   auto ep = open();
   fill_output_ring(*ep);
   SpscQueueOutputReservation r{};
-  const uint64_t t0 = VirtualClock::now();
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_FALSE(ep->output().reserve(8, 2000, r));
-  EXPECT_EQ(VirtualClock::now() - t0, 2000u);
+  EXPECT_EQ(VirtualClock::peek() - t0, 2000u);
   expect_healthy(*ep);
-  EXPECT_GE(script_.log.count(AccessKind::kCounterWait, kOutputHead), 1u) << script_.log.str();
+  EXPECT_GE(count(AccessKind::kWait, kOutputHead), 1u) << log().dump();
 }
 
 TEST_F(TimeoutTest, ReserveExpiryUnderArenaBackpressureIsNotPoison) {
@@ -144,7 +143,7 @@ TEST_F(TimeoutTest, ReserveExpiryUnderArenaBackpressureIsNotPoison) {
 TEST_F(TimeoutTest, ReserveExpiryWithInitiatorFlagRaisedIsRemoteAbort) {
   auto ep = open();
   fill_output_ring(*ep);
-  peer_->raise_initiator_abort();
+  peer_->set_initiator_flag(1);
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().reserve(8, 2000, r));
   expect_remote_aborted(*ep);
@@ -152,41 +151,39 @@ TEST_F(TimeoutTest, ReserveExpiryWithInitiatorFlagRaisedIsRemoteAbort) {
 
 TEST_F(TimeoutTest, PeekSucceedsWhenL3PublishesDuringTheWait) {
   auto ep = open();
-  script_.during_wait = [this] {
-    if (peer_->staged() == 0) peer_->send(SpscQueueOpcode::DATA, pattern(12, 5));
-  };
+  // L3 publishes while the endpoint waits (the view runs due clock actions).
+  VirtualClock::after(1, [this] { send(kData, pattern(12, 5)); });
   SpscQueueInputHandle h{};
-  const uint64_t t0 = VirtualClock::now();
+  const uint64_t t0 = VirtualClock::peek();
   ASSERT_TRUE(ep->input().peek(10'000, h)) << ep->error().message;
   EXPECT_EQ(h.seq, 1u);
   EXPECT_EQ(span_bytes(spsc_queue::payload_data(h), h.payload_nbytes), pattern(12, 5));
-  EXPECT_LT(VirtualClock::now() - t0, 10'000u);
-  EXPECT_EQ(script_.log.count(AccessKind::kCounterWait, kInputTail), 1u);
+  EXPECT_LT(VirtualClock::peek() - t0, 10'000u);
+  EXPECT_EQ(count(AccessKind::kWait, kInputTail), 1u);
   expect_healthy(*ep);
 }
 
 TEST_F(TimeoutTest, ReserveSucceedsWhenL3ReleasesDuringTheWait) {
   auto ep = open();
   fill_output_ring(*ep);
-  script_.during_wait = [this] { peer_->release_outputs(1); };
+  VirtualClock::after(1, [this] { release_outputs(1); });
   SpscQueueOutputReservation r{};
   ASSERT_TRUE(ep->output().reserve(8, 10'000, r)) << ep->error().message;
   EXPECT_EQ(r.payload_offset, kOutArena);
   ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
-  EXPECT_EQ(peer_->output_slot(4), (RawDescriptor{5, kData, kOutArena, 8}));
+  EXPECT_EQ(output_slot(4), (RawDescriptor{5, kData, kOutArena, 8}));
   expect_healthy(*ep);
 }
 
 TEST_F(TimeoutTest, PeekWithAFullWindowWaitsOutItsTimeout) {
   auto ep = open();
-  peer_->stage(SpscQueueOpcode::DATA);
-  peer_->stage(SpscQueueOpcode::DATA);
-  peer_->publish();
+  send(kData);
+  send(kData);
   SpscQueueInputHandle a{}, b{};
   ASSERT_TRUE(ep->input().peek(1000, a));
-  const uint64_t t0 = VirtualClock::now();
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_FALSE(ep->input().peek(1000, b));
-  EXPECT_EQ(VirtualClock::now() - t0, 1000u);
+  EXPECT_EQ(VirtualClock::peek() - t0, 1000u);
   expect_healthy(*ep);
   ASSERT_TRUE(ep->input().release(a));
   ASSERT_TRUE(ep->input().peek(1000, b));
@@ -198,16 +195,16 @@ TEST_F(TimeoutTest, FullWindowWithAStaleTailWaitsInsteadOfSpinning) {
   // blocking peek cannot take input 2 (window full) and must wait out its
   // timeout, not return to a wait whose condition (tail != 2) already holds.
   auto ep = open();
-  peer_->send(SpscQueueOpcode::DATA);
+  send(kData);
   SpscQueueInputHandle a{}, b{};
   ASSERT_TRUE(ep->input().try_peek(a));
-  peer_->send(SpscQueueOpcode::DATA);
+  send(kData);
   EXPECT_FALSE(ep->input().try_peek(b));  // sees tail 2, window full
-  peer_->send(SpscQueueOpcode::DATA);
-  const uint64_t t0 = VirtualClock::now();
+  send(kData);
+  const uint64_t t0 = VirtualClock::peek();
   EXPECT_FALSE(ep->input().peek(1000, b));
-  EXPECT_EQ(VirtualClock::now() - t0, 1000u);
-  EXPECT_LE(script_.log.count(AccessKind::kCounterWait), 2u) << script_.log.str();
+  EXPECT_EQ(VirtualClock::peek() - t0, 1000u);
+  EXPECT_LE(log().count_kind(AccessKind::kWait), 2u) << log().dump();
   expect_healthy(*ep);
   ASSERT_TRUE(ep->input().release(a));
   ASSERT_TRUE(ep->input().peek(1000, b));
@@ -223,19 +220,19 @@ TEST_F(TimeoutTest, HugeTimeoutTerminates) {
 
 TEST_F(TimeoutTest, ExpiryOnAPoisonedHandleNeverWaits) {
   auto ep = open();
-  peer_->write_input_slot(0, RawDescriptor{5, kData, 0, 0});
+  peer_->write_input_descriptor(0, spsq_conf::wire::Descriptor{5, kData, 0, 0});
   peer_->set_input_tail(1);
   SpscQueueInputHandle h{};
   EXPECT_FALSE(ep->input().peek(1000, h));
   expect_poisoned(*ep, SpscQueueErrorKind::INVALID_DESCRIPTOR, SpscQueueOp::INPUT_TRY_PEEK);
-  const uint64_t t0 = VirtualClock::now();
-  const size_t accesses = script_.log.size();
+  const uint64_t t0 = VirtualClock::peek();
+  const size_t accesses = log().size();
   EXPECT_FALSE(ep->input().peek(1000, h));
   SpscQueueOutputReservation r{};
   EXPECT_FALSE(ep->output().reserve(8, 1000, r));
-  EXPECT_EQ(VirtualClock::now(), t0);
-  EXPECT_EQ(script_.log.size(), accesses);
+  EXPECT_EQ(VirtualClock::peek(), t0);
+  EXPECT_EQ(log().size(), accesses);
 }
 
 }  // namespace
-}  // namespace spsq_testing
+}  // namespace spsq_l2_test
