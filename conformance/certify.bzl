@@ -31,7 +31,7 @@ load("//conformance:mi0_probe.bzl", "spsq_mi0_probe")
 load("//fuzz:l2_stream.bzl", "spsq_l2_stream_harness")
 load("//fuzz:l3_stream.bzl", "spsq_l3_stream_harness")
 load("//sanitizers/interleave:interleave.bzl", "spsq_interleave_binary")
-load("//sanitizers/stress:stress.bzl", "spsq_l2_stress_binaries")
+load("//sanitizers/stress:stress.bzl", "spsq_l2_stress_binaries", "spsq_l3_stress_binaries")
 
 # One suite source per spec section, then liveness and the interpretations;
 # both roles have them.
@@ -63,7 +63,7 @@ L3_SUITE_SECTIONS = SPEC_SECTIONS + ["l3_interop"] + ONCE_SECTIONS
 # Every stage binary is defined for every certification, tagged manual (a
 # wildcard never builds it); the report test runs those of `stages`.
 L2_STAGES = ["corpus", "explorer", "stress"]
-L3_STAGES = ["corpus"]
+L3_STAGES = ["corpus", "stress"]
 
 # Under sanitizers the wrap run is skipped (hours instrumented); its clause may
 # then be UNTESTED without failing the certification.
@@ -606,7 +606,9 @@ def spsq_l3_certification(
       depth: the report test's depth when SPSQ_CERT_DEPTH does not say.
       stages: the stages beyond the suite the report test runs (of
         L3_STAGES; <name>_stage_l3_stream is the l3_stream harness over the
-        adapter, libFuzzer under --config=libfuzzer).
+        adapter, libFuzzer under --config=libfuzzer; <name>_stage_stress_two_thread
+        and <name>_stage_stress_cross_process the queue through the adapter
+        against a concurrent wire-level L2, TSan under --config=tsan).
       testonly: for certifications of testonly adapters (mutants).
       env: environment of the report test, which its suite binaries inherit
         (e.g. {"SPSQ_COHERENCE": "adversarial"}: conformance/coherence).
@@ -626,11 +628,21 @@ def spsq_l3_certification(
         tags = tags + ["manual"],
         testonly = True,
     )
+    spsq_l3_stress_binaries(
+        name = name + "_stage_stress",
+        adapter_deps = adapter_deps + extra_deps,
+        tags = tags + ["manual"],
+    )
     stage_args, stage_data = [], []
     if "corpus" in stages:
         stage_args.append("--corpus=l3_stream:$(rootpath :%s_stage_l3_stream):corpora/l3_stream" %
                           name)
         stage_data += [":%s_stage_l3_stream" % name, "//corpora:l3_stream"]
+    if "stress" in stages:
+        for kind in ("two_thread", "cross_process"):
+            t = "%s_stage_stress_%s" % (name, kind)
+            stage_args.append("--stage-binary=stress:stress_%s:$(rootpath :%s)" % (kind, t))
+            stage_data.append(":" + t)
     if sections == None:
         sections = SPEC_SECTIONS + ["l3_interop"]
     if once_sections == None:

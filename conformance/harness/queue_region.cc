@@ -66,7 +66,9 @@ void QueueRegion::build(bool side_known, Side endpoint) {
     std::fprintf(stderr, "QueueRegion: harness bug: no layout for depth %" PRIu64 "\n", p.depth);
     std::abort();
   }
-  memory_.reset(new RegionMemory(layout_.payload_bytes, wire::kCounterBytes));
+  memory_.reset(new RegionMemory(layout_.payload_bytes, wire::kCounterBytes,
+                                 p.shared_for_fork ? RegionMemory::Sharing::kSharedForFork
+                                                   : RegionMemory::Sharing::kPrivate));
   if (p.shadow && layout_.payload_bytes <= kShadowLimit) memory_->enable_shadow();
   view_state_.memory = memory_.get();
   view_state_.payload_span = layout_.payload_bytes;

@@ -42,6 +42,9 @@ struct QueueParams {
   // counter-wrap runs (2^33 calls, each a sync point scanning the copy under
   // kRandom; their messages carry no payload).
   bool coherence_from_env = true;
+  // The memory is MAP_SHARED, so a process forked after construction (a peer
+  // or an endpoint in a child) works on the same bytes.
+  bool shared_for_fork = false;
 };
 
 class QueueRegion {

@@ -25,7 +25,7 @@ uint64_t page_size() { return static_cast<uint64_t>(sysconf(_SC_PAGESIZE)); }
 
 }  // namespace
 
-RegionMemory::Mapping RegionMemory::map_part(uint64_t bytes) {
+RegionMemory::Mapping RegionMemory::map_part(uint64_t bytes, Sharing sharing) {
   const uint64_t page = page_size();
   const uint64_t data_pages = (bytes + page - 1) / page;
   // Guard page, data pages, guard page. An empty part still gets one page so
@@ -33,8 +33,8 @@ RegionMemory::Mapping RegionMemory::map_part(uint64_t bytes) {
   const uint64_t pages = (data_pages == 0 ? 1 : data_pages) + 2;
   Mapping m;
   m.map_bytes = pages * page;
-  void* p = mmap(nullptr, m.map_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  const int share = sharing == Sharing::kSharedForFork ? MAP_SHARED : MAP_PRIVATE;
+  void* p = mmap(nullptr, m.map_bytes, PROT_NONE, share | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     std::fprintf(stderr, "RegionMemory: cannot map %llu bytes\n",
                  static_cast<unsigned long long>(m.map_bytes));
@@ -78,9 +78,9 @@ void RegionMemory::unmap_part(Mapping* m) {
   *m = Mapping{};
 }
 
-RegionMemory::RegionMemory(uint64_t payload_bytes, uint64_t counter_bytes) {
-  parts_[kPayload] = map_part(payload_bytes);
-  parts_[kCounter] = map_part(counter_bytes);
+RegionMemory::RegionMemory(uint64_t payload_bytes, uint64_t counter_bytes, Sharing sharing) {
+  parts_[kPayload] = map_part(payload_bytes, sharing);
+  parts_[kCounter] = map_part(counter_bytes, sharing);
 }
 
 RegionMemory::~RegionMemory() {

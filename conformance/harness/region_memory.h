@@ -27,10 +27,16 @@ class RegionMemory {
     uint64_t nbytes;
   };
 
+  // kPrivate: a forked child gets a copy-on-write copy. kSharedForFork: both
+  // parts are MAP_SHARED, so a child forked after construction works on the
+  // same bytes (a peer or an endpoint in another process).
+  enum class Sharing { kPrivate, kSharedForFork };
+
   // Both parts start zero-filled and, up to 64 MiB, resident. Larger parts
   // are reserved lazily (MAP_NORESERVE), so a depth-2^30 layout costs only
   // the pages touched.
-  RegionMemory(uint64_t payload_bytes, uint64_t counter_bytes);
+  RegionMemory(uint64_t payload_bytes, uint64_t counter_bytes,
+               Sharing sharing = Sharing::kPrivate);
   ~RegionMemory();
   RegionMemory(const RegionMemory&) = delete;
   RegionMemory& operator=(const RegionMemory&) = delete;
@@ -78,7 +84,7 @@ class RegionMemory {
     uint8_t* canary = nullptr;  // slack in front of data
     uint64_t canary_bytes = 0;
   };
-  static Mapping map_part(uint64_t bytes);
+  static Mapping map_part(uint64_t bytes, Sharing sharing);
   static void unmap_part(Mapping* m);
 
   Mapping parts_[2];

@@ -1,5 +1,8 @@
 #include "conformance/harness/region_memory.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <string>
 
@@ -26,6 +29,44 @@ TEST(RegionMemory, UnderrunIsSeenByTheCanary) {
   std::string why;
   EXPECT_FALSE(m.guards_intact(&why));
   EXPECT_NE(why.find("payload"), std::string::npos) << why;
+}
+
+// A forked child stores into both parts and exits; returns its exit status.
+int ChildStores(RegionMemory& m) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    m.payload()[m.payload_bytes() - 1] = 0x5a;
+    m.store_counter(64, 7);
+    _exit(0);
+  }
+  int status = -1;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+TEST(RegionMemory, SharedForForkPartsAreTheChildsToo) {
+  RegionMemory shared(4096 + 64, 384, RegionMemory::Sharing::kSharedForFork);
+  shared.payload()[0] = 1;  // written before the fork: the child sees it too
+  ASSERT_EQ(ChildStores(shared), 0);
+  EXPECT_EQ(shared.payload()[shared.payload_bytes() - 1], 0x5a);
+  EXPECT_EQ(shared.load_counter(64), 7);
+  std::string why;
+  EXPECT_TRUE(shared.guards_intact(&why)) << why;
+
+  RegionMemory own(4096 + 64, 384);  // private: the child's stores stay its own
+  ASSERT_EQ(ChildStores(own), 0);
+  EXPECT_EQ(own.payload()[own.payload_bytes() - 1], 0);
+  EXPECT_EQ(own.load_counter(64), 0);
+}
+
+TEST(RegionMemoryDeathTest, SharedForForkStillFaultsPastTheEnd) {
+  EXPECT_DEATH(
+      {
+        RegionMemory m(128, 384, RegionMemory::Sharing::kSharedForFork);
+        volatile uint8_t* p = m.payload();
+        p[128] = 1;
+      },
+      "");
 }
 
 TEST(RegionMemoryDeathTest, OverrunFaultsOnTheGuardPage) {

@@ -30,6 +30,7 @@
 #include "sanitizers/interleave/l3_peer.h"
 #include "sanitizers/stress/payload_check.h"
 #include "sanitizers/stress/shared_region.h"
+#include "sanitizers/stress/stress_plan.h"
 #include "sanitizers/stress/stress_view.h"
 #include "sanitizers/stress/traffic.h"
 // The endpoint under test, endpoint_access.h and any adapter.
@@ -46,34 +47,6 @@
 namespace spsq_stress {
 
 using Scalars = std::array<uint64_t, spsq_conf::wire::kScalarCount>;
-
-struct StressCase {
-  uint64_t depth, input_arena, output_arena;
-  bool big;  // 1 MiB arenas: fewer messages
-};
-
-struct StressPlan {
-  uint64_t depth, input_arena, output_arena;
-  uint64_t messages;  // DATA inputs
-  uint64_t stall_ns;  // no progress for this long fails the run
-};
-
-// Environment knobs for deep runs: SPSQ_STRESS_MESSAGES (DATA inputs per case
-// with small arenas; 1 MiB arenas get a twentieth) and SPSQ_STRESS_STALL_SECONDS.
-inline uint64_t env_u64(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  return end != nullptr && *end == '\0' && n > 0 ? n : fallback;
-}
-
-inline StressPlan plan_for(const StressCase& c, uint64_t default_messages) {
-  const uint64_t n = env_u64("SPSQ_STRESS_MESSAGES", default_messages);
-  const uint64_t stall_s = env_u64("SPSQ_STRESS_STALL_SECONDS", 5);
-  return StressPlan{c.depth, c.input_arena, c.output_arena,
-                    c.big ? (n / 20 > 0 ? n / 20 : 1) : n, stall_s * 1000000000ull};
-}
 
 inline StressView stress_view(const SharedRegion& r) {
   return StressView(r.payload(), r.layout().payload_bytes, r.counter(), r.layout().counter_bytes);

@@ -15,14 +15,6 @@
 
 namespace spsq_stress {
 
-inline constexpr uint64_t kMiB = 1 << 20;
-
-inline std::string PrintCase(const testing::TestParamInfo<StressCase>& info) {
-  const StressCase& c = info.param;
-  return "depth" + std::to_string(c.depth) + "_in" + std::to_string(c.input_arena) + "_out" +
-         std::to_string(c.output_arena);
-}
-
 inline bool is_stall(const std::string& r) { return r.find("(liveness)") != std::string::npos; }
 inline bool is_stop_slot(const std::string& r) {
   return r.find("(STOP slot)") != std::string::npos;

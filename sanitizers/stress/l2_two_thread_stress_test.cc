@@ -28,15 +28,8 @@ const auto two_threads = [](const SharedRegion& region, const StressPlan& plan, 
 
 SPSQ_L2_STRESS_SUITE(TwoThreadStress, kMessages, two_threads)
 
-// depth 1, 2, 8, 1024 x arenas 64 (wrap-heavy), 192 and 1 MiB (roomy).
-INSTANTIATE_TEST_SUITE_P(
-    Matrix, TwoThreadStress,
-    testing::Values(StressCase{1, 64, 64, false}, StressCase{1, 192, 192, false},
-                    StressCase{2, 64, 192, false}, StressCase{2, 192, 64, false},
-                    StressCase{8, 64, 64, false}, StressCase{8, 192, 192, false},
-                    StressCase{1024, 64, 64, false}, StressCase{1024, 192, 192, false},
-                    StressCase{8, kMiB, kMiB, true}, StressCase{1024, kMiB, 192, true}),
-    PrintCase);
+INSTANTIATE_TEST_SUITE_P(Matrix, TwoThreadStress, testing::ValuesIn(two_thread_matrix()),
+                         PrintCase);
 
 }  // namespace
 }  // namespace spsq_stress

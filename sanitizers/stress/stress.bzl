@@ -19,6 +19,19 @@ spsq_l2_stress_binaries(name, config, copts = [], features = [], tags = [], test
 
 spsq_l2_stress_test(name, config, kind, copts = [], features = [], tags = [], size = "large")
   One of the two as a cc_test; kind is "two_thread" or "cross_process".
+
+spsq_l3_stress_binaries(name, adapter_deps, tags = [], testonly = True)
+  The same two for an L3 queue under test, <name>_two_thread and
+  <name>_cross_process: the queue through its L3Adapter (`adapter_deps`
+  defines spsq_conf::make_l3_adapter(), as for spsq_l3_certification), bound
+  onto the harness's region with the HarnessView in lean mode, against the
+  suite's ScriptedL2 (conformance/harness/scripted_l2.h) on a second thread,
+  or in a forked child sharing only the region's pages. Same traffic, checks
+  and knobs as the L2 binaries; every test names its clauses (l3_stress.h,
+  l3_stress_case.h).
+
+spsq_l3_stress_test(name, adapter_deps, kind, tags = [], size = "large")
+  One of those as a cc_test.
 """
 
 KINDS = ["two_thread", "cross_process"]
@@ -47,3 +60,22 @@ def spsq_l2_stress_binaries(name, config, copts = [], features = [], tags = [], 
 
 def spsq_l2_stress_test(name, config, kind, copts = [], features = [], tags = [], size = "large"):
     _stress(native.cc_test, name, config, kind, copts, features, tags, size = size)
+
+def _l3_stress(rule, name, adapter_deps, kind, tags, **kwargs):
+    if kind not in KINDS:
+        fail("stress kind %r: one of %s" % (kind, KINDS))
+    rule(
+        name = name,
+        srcs = ["//sanitizers/stress:l3_%s_stress_test.cc" % kind],
+        deps = ["//sanitizers/stress:l3_stress"] + adapter_deps + ["@gtest//:gtest_main"],
+        tags = tags,
+        **kwargs
+    )
+
+def spsq_l3_stress_binaries(name, adapter_deps, tags = [], testonly = True):
+    for kind in KINDS:
+        _l3_stress(native.cc_binary, name + "_" + kind, adapter_deps, kind, tags,
+                   testonly = testonly)
+
+def spsq_l3_stress_test(name, adapter_deps, kind, tags = [], size = "large"):
+    _l3_stress(native.cc_test, name, adapter_deps, kind, tags, size = size)
