@@ -74,11 +74,12 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
         expect_fail = expect_fail,
         # Each mutant is caught by the sections it lists; no interop stage.
         interop_deps = [],
-        # Depth quick, and no stage beyond the suite under bazel test: a
-        # harness built per endpoint would double CI's compile time.
-        # `tools/certify --depth quick --all-stages` runs every stage on it.
+        # Depth quick: the suite and the corpus replay of l2_stream built
+        # over the mutant, so the table mutant x stage is measured in every
+        # run. `tools/certify --depth quick --all-stages` adds the explorer,
+        # stress and fuzzing.
         depth = "quick",
-        stages = [],
+        stages = ["corpus"],
         size = "medium",
         testonly = True,
         # The reference's publish flushes (OPEN.FLUSH A): declared, so the
@@ -178,8 +179,9 @@ def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], d
         sections = sections,
         once_sections = [],
         expect_fail = expect_fail,
+        # Depth quick: the suite and the corpus replay of l3_stream.
         depth = "quick",
-        stages = [],
+        stages = ["corpus"],
         size = "medium",
         testonly = True,
         env = {"SPSQ_COHERENCE": coherence} if coherence else {},
