@@ -113,7 +113,7 @@ class WrapRun {
           if (!in.try_peek(h)) return "try_peek: " + std::string(FastApi::message(*endpoint_));
           if (FastApi::seq(h) != seq) return "seq " + std::to_string(FastApi::seq(h));
           if (!in.release(h)) return "release: " + std::string(FastApi::message(*endpoint_));
-          return "";
+          return {};
         });
   }
 
@@ -128,7 +128,7 @@ class WrapRun {
           if (!out.try_reserve(0, r) || !out.publish(r, data)) {
             return FastApi::message(*endpoint_);
           }
-          return "";
+          return {};
         });
   }
 

@@ -51,7 +51,7 @@ class WrapRun {
         region_.memory(), region_.layout(), lean_wrap::Ring{true}, total,
         [&](uint64_t) -> std::string {
           const L3Status s = l3_->try_enqueue(nullptr, 0);
-          if (s == L3Status::kOk) return "";
+          if (s == L3Status::kOk) return {};
           return std::string("try_enqueue returned ") + l3_status_name(s) + ": " + error();
         });
   }
@@ -66,7 +66,7 @@ class WrapRun {
           const L3Status s = l3_->try_dequeue_into(buf, sizeof(buf), &msg);
           if (s == L3Status::kOk && msg.seq == seq && msg.opcode == wire::kData &&
               msg.payload_nbytes == 0) {
-            return "";
+            return {};
           }
           return std::string("try_dequeue_into ") + l3_status_name(s) + ", seq " +
                  std::to_string(msg.seq) + ", want " + std::to_string(seq) + ": " + error();

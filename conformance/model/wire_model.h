@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace spsq_conf {
 namespace wire {
@@ -89,14 +90,23 @@ bool compute_layout(uint64_t depth, uint64_t in, uint64_t out, Layout* layout);
 
 // ------------------------------------------------------------------ bytes
 
+// Little-endian fields at any alignment. One memcpy (a single load or store
+// once compiled) rather than a byte loop: the counter-wrap runs decode 2^33
+// descriptors, where GCC left the loop a loop.
 inline uint64_t load_le64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
   return v;
 }
 
 inline void store_le64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  std::memcpy(p, &v, sizeof(v));
 }
 
 struct Descriptor {

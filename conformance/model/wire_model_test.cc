@@ -71,6 +71,15 @@ TEST(WireModel, DescriptorBytesAreLittleEndianAtFixedOffsets) {
   EXPECT_EQ(seq_of(0), 1u);
 }
 
+TEST(WireModel, Le64FieldsAtAnyAlignment) {
+  uint8_t b[24] = {};
+  for (int at = 0; at < 8; ++at) {
+    store_le64(b + at, 0x8877665544332211ull);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(b[at + i], 0x11 * (i + 1)) << at << " " << i;
+    EXPECT_EQ(load_le64(b + at), 0x8877665544332211ull) << at;
+  }
+}
+
 TEST(WireModel, CounterLow32AndReconstructionAcrossSignAndWrap) {
   EXPECT_EQ(low32(5), 5);
   EXPECT_EQ(low32(0x80000000ull), std::numeric_limits<int32_t>::min());
