@@ -196,8 +196,14 @@ void NonCoherentPayload::write_back(Side side, uint64_t line, Cause cause) {
 void NonCoherentPayload::drop(Side side, uint64_t line, Cause cause, bool lost_dirty) {
   const uint64_t at = line_offset(line);
   const uint64_t n = line_length(line);
-  std::memcpy(copy(side) + at, dram_ + at, n);
-  std::memcpy(snapshot(side) + at, dram_ + at, n);
+  // One read of memory fills both: the peer may be another process, storing
+  // into the line meanwhile, and two reads could leave the copy differing
+  // from its snapshot: a line that looks dirty with bytes the side never
+  // stored, which a later write-back would put over the peer's.
+  uint8_t fill[kLineBytes];
+  std::memcpy(fill, dram_ + at, n);
+  std::memcpy(copy(side) + at, fill, n);
+  std::memcpy(snapshot(side) + at, fill, n);
   record(side, line, MoveKind::kDrop, cause, lost_dirty);
 }
 
