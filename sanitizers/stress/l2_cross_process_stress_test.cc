@@ -24,7 +24,26 @@ const auto two_processes = [](const SharedRegion& region, const StressPlan& plan
   }
 };
 
-SPSQ_L2_STRESS_SUITE(CrossProcessStress, kMessages, two_processes)
+// Every case through the harness's StressView and through the endpoint's own
+// RegionInstanceView (skipped, saying so, when the config has none).
+class CrossProcessStress : public testing::TestWithParam<StressCase> {};
+
+TEST_P(CrossProcessStress, ThroughStressView) {
+  const StressCase& c = GetParam();
+  if (const char* why = skip_reason(c, false)) GTEST_SKIP() << why;
+  SharedRegion region(c.depth, c.input_arena, c.output_arena);
+  ASSERT_TRUE(region.ok()) << "cannot map a shared region";
+  run_stress_case(region, plan_for(c, kMessages), two_processes,
+                  [](const SharedRegion& r) { return stress_view(r); });
+}
+
+TEST_P(CrossProcessStress, ThroughOwnRegionInstanceView) {
+  const StressCase& c = GetParam();
+  if (const char* why = skip_reason(c, true)) GTEST_SKIP() << why;
+  SharedRegion region(c.depth, c.input_arena, c.output_arena);
+  ASSERT_TRUE(region.ok()) << "cannot map a shared region";
+  run_own_view_case(region, plan_for(c, kMessages), two_processes);
+}
 
 INSTANTIATE_TEST_SUITE_P(Matrix, CrossProcessStress, testing::ValuesIn(cross_process_matrix()),
                          PrintCase);

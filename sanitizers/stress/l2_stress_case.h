@@ -52,42 +52,36 @@ inline const char* kNoOwnView =
     "the config provides no RegionInstanceView: aicpu/region_instance_view.h is not on its "
     "include path, so only the harness's StressView runs";
 
-// One case of either binary: the region, the plan and the binding, then
+// Whether a case runs in this build, and why not: the window must fit the
+// depth, and the own-view tests need the config's RegionInstanceView.
+inline const char* skip_reason(const StressCase& c, bool own_view) {
+  if (own_view && !SPSQ_STRESS_HAS_OWN_VIEW) return kNoOwnView;
+  return c.depth < kWindow ? kDepthBelowWindow : nullptr;
+}
+
+// One case of either binary, on a region the test has mapped:
 // `sides(region, plan, make_view, &l2, &l3)` runs the endpoint (over
 // make_view(region)) and the L3 peer as the binary arranges them (threads or
 // processes) and returns each side's report; then the verdict.
 template <class Sides, class MakeView>
-void run_stress_case(const StressCase& c, uint64_t messages, Sides sides, MakeView make_view) {
-  if (c.depth < kWindow) GTEST_SKIP() << kDepthBelowWindow;
-  SharedRegion region(c.depth, c.input_arena, c.output_arena);
-  ASSERT_TRUE(region.ok());
-  const StressPlan plan = plan_for(c, messages);
+void run_stress_case(const SharedRegion& region, const StressPlan& plan, Sides sides,
+                     MakeView make_view) {
   std::string l2, l3;
   sides(region, plan, make_view, &l2, &l3);
   if (testing::Test::HasFatalFailure()) return;
   judge(l2, l3, plan);
 }
 
+// The same through the endpoint's own RegionInstanceView (skip_reason() says
+// when the config has none).
 template <class Sides>
-void run_own_view_case(const StressCase& c, uint64_t messages, Sides sides) {
+void run_own_view_case(const SharedRegion& region, const StressPlan& plan, Sides sides) {
 #if SPSQ_STRESS_HAS_OWN_VIEW
-  run_stress_case(c, messages, sides, [](const SharedRegion& r) { return own_view(r); });
+  run_stress_case(region, plan, sides, [](const SharedRegion& r) { return own_view(r); });
 #else
-  (void)c, (void)messages, (void)sides;
-  GTEST_SKIP() << kNoOwnView;
+  (void)region, (void)plan, (void)sides;
 #endif
 }
-
-// The parameterized suite of one binary: every case through the harness's
-// StressView and through the endpoint's own RegionInstanceView (which skips,
-// saying so, when the config has none).
-#define SPSQ_L2_STRESS_SUITE(Suite, messages, sides)                                     \
-  class Suite : public testing::TestWithParam<StressCase> {};                            \
-  TEST_P(Suite, ThroughStressView) {                                                     \
-    run_stress_case(GetParam(), messages, sides,                                         \
-                    [](const SharedRegion& r) { return stress_view(r); });               \
-  }                                                                                      \
-  TEST_P(Suite, ThroughOwnRegionInstanceView) { run_own_view_case(GetParam(), messages, sides); }
 
 }  // namespace spsq_stress
 

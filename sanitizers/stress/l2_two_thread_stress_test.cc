@@ -26,7 +26,26 @@ const auto two_threads = [](const SharedRegion& region, const StressPlan& plan, 
   t.join();
 };
 
-SPSQ_L2_STRESS_SUITE(TwoThreadStress, kMessages, two_threads)
+// Every case through the harness's StressView and through the endpoint's own
+// RegionInstanceView (skipped, saying so, when the config has none).
+class TwoThreadStress : public testing::TestWithParam<StressCase> {};
+
+TEST_P(TwoThreadStress, ThroughStressView) {
+  const StressCase& c = GetParam();
+  if (const char* why = skip_reason(c, false)) GTEST_SKIP() << why;
+  SharedRegion region(c.depth, c.input_arena, c.output_arena);
+  ASSERT_TRUE(region.ok()) << "cannot map a shared region";
+  run_stress_case(region, plan_for(c, kMessages), two_threads,
+                  [](const SharedRegion& r) { return stress_view(r); });
+}
+
+TEST_P(TwoThreadStress, ThroughOwnRegionInstanceView) {
+  const StressCase& c = GetParam();
+  if (const char* why = skip_reason(c, true)) GTEST_SKIP() << why;
+  SharedRegion region(c.depth, c.input_arena, c.output_arena);
+  ASSERT_TRUE(region.ok()) << "cannot map a shared region";
+  run_own_view_case(region, plan_for(c, kMessages), two_threads);
+}
 
 INSTANTIATE_TEST_SUITE_P(Matrix, TwoThreadStress, testing::ValuesIn(two_thread_matrix()),
                          PrintCase);

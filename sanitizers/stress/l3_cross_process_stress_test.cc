@@ -1,6 +1,6 @@
 // Cross-process stress of the L3 queue under test: the queue in this process
 // on the harness view, the suite's ScriptedL2 in a forked child that shares
-// only the region's pages (mapped shared for it, l3_stress.h) and the control
+// only the region (RegionMemory's shared-for-fork mode) and the control
 // page. TSan cannot see across processes, so the proof is in the checks both
 // sides run on every byte; the child reports its finding through a pipe and
 // its exit status.
@@ -35,7 +35,10 @@ const auto two_processes = [](L3StressRegion& r, const StressPlan& plan, L3Adapt
 class L3CrossProcessStress : public testing::TestWithParam<StressCase> {};
 
 TEST_P(L3CrossProcessStress, ThroughHarnessView) {
-  run_l3_stress_case(GetParam(), kMessages, true, two_processes);
+  const StressPlan plan = plan_for(GetParam(), kMessages);
+  L3StressRegion r(plan, /*fork_shared=*/true);
+  ASSERT_TRUE(r.ok()) << r.why();
+  run_l3_stress_case(r, plan, two_processes);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, L3CrossProcessStress, testing::ValuesIn(cross_process_matrix()),

@@ -90,15 +90,12 @@ inline void judge(const Finding& l3, const Finding& l2, L3StressRegion& r,
   }
 }
 
-// One case of either binary: `sides(region, plan, queue, &l3, &l2)` runs the
-// queue (on this thread) and the peer as the binary arranges them and returns
-// each side's finding; then the verdict. `fork_shared` maps the region shared
-// for a forked peer.
+// One case of either binary, on a region the test has built:
+// `sides(region, plan, queue, &l3, &l2)` runs the queue (on this thread) and
+// the peer as the binary arranges them and returns each side's finding; then
+// the verdict.
 template <class Sides>
-void run_l3_stress_case(const StressCase& c, uint64_t messages, bool fork_shared, Sides sides) {
-  const StressPlan plan = plan_for(c, messages);
-  L3StressRegion r(plan, fork_shared);
-  ASSERT_TRUE(r.ok()) << r.why();
+void run_l3_stress_case(L3StressRegion& r, const StressPlan& plan, Sides sides) {
   spsq_conf::VirtualClock::reset();
   std::unique_ptr<L3Adapter> q = spsq_conf::make_l3_adapter();
   // A queue that does not wait through the view reads the clock instead:

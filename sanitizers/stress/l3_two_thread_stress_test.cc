@@ -29,7 +29,10 @@ const auto two_threads = [](L3StressRegion& r, const StressPlan& plan, L3Adapter
 class L3TwoThreadStress : public testing::TestWithParam<StressCase> {};
 
 TEST_P(L3TwoThreadStress, ThroughHarnessView) {
-  run_l3_stress_case(GetParam(), kMessages, false, two_threads);
+  const StressPlan plan = plan_for(GetParam(), kMessages);
+  L3StressRegion r(plan, /*fork_shared=*/false);
+  ASSERT_TRUE(r.ok()) << r.why();
+  run_l3_stress_case(r, plan, two_threads);
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, L3TwoThreadStress, testing::ValuesIn(two_thread_matrix()),
