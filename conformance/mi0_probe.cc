@@ -1,23 +1,12 @@
 // Never built into a binary: spsq_mi0_probe (mi0_probe.bzl) compiles it with
 // -fsyntax-only against a certification's config, with SPSQ_MI0_PROBE_N 1
-// (must compile) and 0. It uses the endpoint the way the construction
-// rejection check of l2/s1_create_bind_test.cc does, so MaxInflight 0
-// compiles here exactly when that check can be compiled.
-#include "conformance/l2/l2_fixture.h"
+// (must compile) and 0. It instantiates what the certification's adapter
+// (l2/l2_adapter.cc) instantiates for MaxInflight 0, so the adapter builds
+// window 0 exactly when this compiles.
+#include "conformance/l2/l2_adapter.h"
 
 namespace spsq_conf {
 
-template <uint64_t N>
-void ProbeConstruction(Queue& q) {
-  using Access = EndpointAccess<EndpointT<N>>;
-  auto e = q.make_endpoint_from<N>(q.binding());
-  static_cast<void>(e->live());
-  static_cast<void>(Access::kind(*e));
-  static_cast<void>(Access::op(*e));
-  static_cast<void>(Access::message(*e));
-  static_cast<void>(Access::message_capacity(*e));
-}
-
-template void ProbeConstruction<SPSQ_MI0_PROBE_N>(Queue& q);
+template class l2_typed::ConstructedOnly<SPSQ_CERT_ENDPOINT<HarnessView, SPSQ_MI0_PROBE_N>>;
 
 }  // namespace spsq_conf

@@ -1,9 +1,9 @@
 // The certification's preflight: compiles only the suite's use of the
 // endpoint under test, and names each missing or mistyped piece with a
-// static_assert that quotes the wire-contract line it comes from. Every suite
-// source waits for this translation unit (spsq_l2_certification makes the
-// fixture include a header generated once it compiled), so a user reads these
-// messages instead of an error from deep inside a test.
+// static_assert that quotes the wire-contract line it comes from. Every source
+// compiled against the endpoint (the adapter, the typed tests) waits for this
+// translation unit (they include a header generated once it compiled), so a
+// user reads these messages instead of an error from deep inside the suite.
 //
 // Each check is a detection trait, so one missing piece does not hide the
 // others; the uses that need a piece are compiled only when it is there.

@@ -13,10 +13,10 @@
 // recorder; it includes nothing of the implementation under test. It learns
 // the child and the certified MaxInflight from
 //   --child=PATH --max-inflight=N        (bazel test: the macro's `args`)
-// and otherwise from the defaults spsq_l2_certification compiles in
-// (SPSQ_INTEROP_CHILD, the child's runfiles path, and
-// SPSQ_INTEROP_MAX_INFLIGHT), so the report test can run it with no
-// arguments. A relative child path is looked up from the working directory
+// and otherwise from the defaults spsq_l2_certification generates per
+// certification and window (kInteropChild, the child's runfiles path, and
+// kInteropMaxInflight: a source of two constants, so this one is compiled once
+// for every certification), so the report test can run it with no arguments. A relative child path is looked up from the working directory
 // (a runfiles root under bazel test and under the report test), then under
 // $RUNFILES_DIR and $TEST_SRCDIR, then next to this binary (both are outputs
 // of the same package).
@@ -33,14 +33,12 @@
 #include "gtest/gtest.h"
 #include "runtime/orchestrator.h"
 
-#ifndef SPSQ_INTEROP_CHILD
-#define SPSQ_INTEROP_CHILD ""
-#endif
-#ifndef SPSQ_INTEROP_MAX_INFLIGHT
-#define SPSQ_INTEROP_MAX_INFLIGHT 0
-#endif
-
 namespace spsq_conf {
+
+// Defined by the certification's generated defaults.
+extern const char* const kInteropChild;
+extern const uint64_t kInteropMaxInflight;
+
 namespace {
 
 constexpr std::chrono::nanoseconds kBound = std::chrono::seconds(20);
@@ -71,8 +69,8 @@ std::string FindChild(std::string* why) {
   std::string path = Arg("--child=");
   const char* source = "--child";
   if (path.empty()) {
-    path = SPSQ_INTEROP_CHILD;
-    source = "the compiled-in default SPSQ_INTEROP_CHILD";
+    path = kInteropChild;
+    source = "the certification's default";
   }
   if (path.empty()) {
     *why = "no child binary: pass --child=PATH (spsq_l2_certification does)";
@@ -112,8 +110,8 @@ std::string FindChild(std::string* why) {
 uint64_t MaxInflight(std::string* why) {
   const std::string arg = Arg("--max-inflight=");
   if (arg.empty()) {
-    if (SPSQ_INTEROP_MAX_INFLIGHT == 0) *why = "no MaxInflight: pass --max-inflight=N";
-    return SPSQ_INTEROP_MAX_INFLIGHT;
+    if (kInteropMaxInflight == 0) *why = "no MaxInflight: pass --max-inflight=N";
+    return kInteropMaxInflight;
   }
   char* end = nullptr;
   const unsigned long long n = std::strtoull(arg.c_str(), &end, 10);

@@ -7,33 +7,33 @@
 #include <type_traits>
 #include <vector>
 
+//
+// Compiled twice (certify.bzl): once for every certification, through the
+// suite's endpoint interface; and per certification with SPSQ_L2_TYPED, which
+// keeps only the test of the spec's snippet, written against the
+// implementation's own names.
+#if SPSQ_L2_TYPED
+#include "conformance/l2/l2_typed.h"
+#else
 #include "conformance/l2/l2_fixture.h"
-#include "spsq_cert/mi0.h"
+#endif
 
 namespace spsq_conf {
 namespace {
 
-// The endpoint template with its default window argument, Template<View>, or
-// void when the template has none. The pack keeps the argument count
-// dependent, so a template without a default is a substitution failure here
-// rather than an error.
-template <class V, uint64_t... N>
-auto DefaultWindowEndpoint(int) -> SPSQ_CERT_ENDPOINT<V, N...>*;
-template <class V>
-void DefaultWindowEndpoint(...);
-using DefaultWindowPtr = decltype(DefaultWindowEndpoint<HarnessView>(0));
+#if !SPSQ_L2_TYPED
 
 class CreateBind : public L2Test {
  protected:
   // A binding struct full of a sentinel byte, to prove decode leaves it alone.
   static Binding Sentinel() {
     Binding b;
-    std::memset(static_cast<void*>(&b), 0xC3, sizeof(b));
+    std::memset(b.get(), 0xC3, b.size());
     return b;
   }
   static bool Untouched(const Binding& b) {
     const Binding s = Sentinel();
-    return std::memcmp(&b, &s, sizeof(b)) == 0;
+    return std::memcmp(b.get(), s.get(), b.size()) == 0;
   }
   // Constructs an endpoint from `b` and checks the rejection: not live,
   // the kind (0: any), no shared access at all, no abort flag.
@@ -45,10 +45,10 @@ class CreateBind : public L2Test {
     // op and the message describe an error, so they are judged apart and only
     // once there is one.
     ASSERT_FALSE(e->live()) << what << ": endpoint went live";
-    const uint32_t k = EndpointAccess<EndpointT<N>>::kind(*e);
+    const uint32_t k = Api::kind(*e);
     if (want_kind != 0) {
       EXPECT_EQ(k, want_kind) << what << ": saw " << wire::kind_name(k) << ": "
-                              << EndpointAccess<EndpointT<N>>::message(*e);
+                              << Api::message(*e);
     } else {
       EXPECT_NE(k, wire::kKindNone) << what;
     }
@@ -57,18 +57,17 @@ class CreateBind : public L2Test {
     EXPECT_EQ(peer().l2_flag(), 0) << what << ": construction errors never raise the flag";
     {
       SPSQ_JUDGING("W.ENUM.3/init");
-      EXPECT_EQ(EndpointAccess<EndpointT<N>>::op(*e), wire::kOpInit) << what << ": W.ENUM.3";
+      EXPECT_EQ(Api::op(*e), wire::kOpInit) << what << ": W.ENUM.3";
     }
     SPSQ_JUDGING("W.ERR.1/construction");
-    const char* m = EndpointAccess<EndpointT<N>>::message(*e);
-    const size_t cap = EndpointAccess<EndpointT<N>>::message_capacity(*e);
+    const char* m = Api::message(*e);
+    const size_t cap = Api::message_capacity(*e);
     EXPECT_LT(strnlen(m, cap), cap) << what << ": W.ERR.1: message not NUL-terminated";
     EXPECT_GT(strnlen(m, cap), 0u) << what << ": W.ERR.1: empty message";
   }
   // The AMB.WINDOW reading a refused peek on a full window showed.
-  template <class E>
-  static void RecordWindowAnswer(E& e) {
-    const uint32_t k = EndpointAccess<E>::kind(e);
+  static void RecordWindowAnswer(const Endpoint& e) {
+    const uint32_t k = Api::kind(e);
     if (!e.live()) {
       SPSQ_READING("AMB.WINDOW", "C", std::string("poison: ") + wire::kind_name(k));
     } else if (k != wire::kKindNone) {
@@ -81,14 +80,15 @@ class CreateBind : public L2Test {
   // held back until the first is released (how the refusal answers is
   // AMB.WINDOW's question; reading C poisons, and the release path is then
   // judged on a fresh queue, without the misuse).
-  template <class E>
-  void ExpectWindowOfOne(const char* what) {
-    using Access = EndpointAccess<E>;
+  // `make` builds the endpoint on the current queue.
+  template <class Make>
+  void ExpectWindowOfOne(const char* what, Make make) {
+    using Access = Api;
     endpoint_.reset();
-    std::unique_ptr<E> e;
-    typename Access::Handle h1{}, h2{};
+    std::unique_ptr<Endpoint> e;
+    Handle h1{}, h2{};
     auto start = [&] {
-      e.reset(new E(q().binding(), q().view(), Api::clock(&VirtualClock::now_ns)));
+      e = make();
       ASSERT_TRUE(e->live()) << what << ": " << Access::message(*e);
       ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), ScriptedL3::Enqueue::kOk);
       ASSERT_EQ(peer().enqueue_data(Bytes(4, 2)), ScriptedL3::Enqueue::kOk);
@@ -114,24 +114,24 @@ class CreateBind : public L2Test {
     EXPECT_TRUE(e->input().release(h2)) << what;
     EXPECT_TRUE(e->live()) << what;
   }
-  // P: pointer to Template<View>, or void when the template has no default.
-  template <class P>
+  // Template<View>, the template with its default window argument.
   void ExpectDefaultWindowOfOne() {
-    if constexpr (std::is_void<P>::value) {
-      GTEST_SKIP() << "not applicable: " SPSQ_CERT_NAME "'s endpoint template has no default "
-                      "MaxInflight argument (Template<View> names no type)";
-    } else {
-      using Default = std::remove_pointer_t<P>;
-      record_observation("default_window.same_type_as_mi1",
-                         std::is_same<Default, EndpointT<1>>::value ? "yes" : "no");
-      ExpectWindowOfOne<Default>("Template<View> (the default MaxInflight)");
+    if (!l2_adapter::has_default_window()) {
+      GTEST_SKIP() << "not applicable: " << l2_adapter::certification_name()
+                   << "'s endpoint template has no default MaxInflight argument "
+                      "(Template<View> names no type)";
     }
+    record_observation("default_window.same_type_as_mi1",
+                       l2_adapter::default_window_same_as_mi1() ? "yes" : "no");
+    ExpectWindowOfOne("Template<View> (the default MaxInflight)", [this] {
+      return l2_adapter::make_default_window(q().binding(), q().view());
+    });
   }
 };
 
 TEST_F(CreateBind, DecodesTenScalarsInSpecOrder) {
   SPSQ_CLAUSES("S0.BIND.1/l2-decode", "S1.BIND.ORDER/l2");
-  EXPECT_EQ(Api::kScalarCount, 10u);
+  EXPECT_EQ(Api::scalar_count(), 10u);
   const auto s = q().scalars();
   Binding b = Sentinel();
   {
@@ -140,16 +140,17 @@ TEST_F(CreateBind, DecodesTenScalarsInSpecOrder) {
     ASSERT_TRUE(Api::decode(s.data(), s.size(), &b));
   }
   const wire::BindingFields f = q().fields();
-  EXPECT_EQ(b.magic_version, f.magic_version);
-  EXPECT_EQ(b.session_instance_id_bits, f.session_instance_id_bits);
-  EXPECT_EQ(b.transaction_id, f.transaction_id);
-  EXPECT_EQ(b.payload_base, f.payload_base);
-  EXPECT_EQ(b.payload_bytes, f.payload_bytes);
-  EXPECT_EQ(b.counter_base, f.counter_base);
-  EXPECT_EQ(b.counter_bytes, f.counter_bytes);
-  EXPECT_EQ(b.depth, f.depth);
-  EXPECT_EQ(b.input_arena_bytes, f.input_arena_bytes);
-  EXPECT_EQ(b.output_arena_bytes, f.output_arena_bytes);
+  const wire::BindingFields d = Api::fields(b);  // by the spec's field names
+  EXPECT_EQ(d.magic_version, f.magic_version);
+  EXPECT_EQ(d.session_instance_id_bits, f.session_instance_id_bits);
+  EXPECT_EQ(d.transaction_id, f.transaction_id);
+  EXPECT_EQ(d.payload_base, f.payload_base);
+  EXPECT_EQ(d.payload_bytes, f.payload_bytes);
+  EXPECT_EQ(d.counter_base, f.counter_base);
+  EXPECT_EQ(d.counter_bytes, f.counter_bytes);
+  EXPECT_EQ(d.depth, f.depth);
+  EXPECT_EQ(d.input_arena_bytes, f.input_arena_bytes);
+  EXPECT_EQ(d.output_arena_bytes, f.output_arena_bytes);
 }
 
 TEST_F(CreateBind, RejectsEveryOtherScalarCountWithoutFallback) {
@@ -233,8 +234,8 @@ TEST_F(CreateBind, EndpointRefusesAnUnsupportedVersion) {
     auto e = q().make_endpoint_from<1>(b);
     // Identity is only reported once the binding was accepted.
     SPSQ_JUDGING("W.ERR.2/rejected");
-    EXPECT_EQ(EndpointAccess<EndpointT<1>>::transaction(*e), 0u) << "W.ERR.2";
-    EXPECT_EQ(EndpointAccess<EndpointT<1>>::session(*e), 0u) << "W.ERR.2";
+    EXPECT_EQ(Api::transaction(*e), 0u) << "W.ERR.2";
+    EXPECT_EQ(Api::session(*e), 0u) << "W.ERR.2";
   }
 }
 
@@ -306,6 +307,8 @@ TEST_F(CreateBind, MessagesKeepTheirOrderBothWays) {
   ExpectHealthy("after three ring cycles each way");
 }
 
+#else  // SPSQ_L2_TYPED
+
 // The L2 snippet of spec section 1, verbatim, against the implementation's
 // own RegionInstanceView over this queue's memory.
 struct OrchArgs {
@@ -346,7 +349,9 @@ void RunSpecSnippet(const OrchArgs& orch_args, Clock clock, SnippetOutcome* outc
   outcome->depth = queue.layout().depth;
 }
 
-TEST_F(CreateBind, SpecL2SnippetCompilesAndBinds) {
+class CreateBindTyped : public L2TypedTest {};
+
+TEST_F(CreateBindTyped, SpecL2SnippetCompilesAndBinds) {
   SPSQ_CLAUSES("S1.L2DECODE.1", "S1.L2DECODE.2", "S1.L2DECODE.3", "S1.L2DECODE.4",
                "S1.L2DECODE.5");
   const auto s = q().scalars();
@@ -361,16 +366,20 @@ TEST_F(CreateBind, SpecL2SnippetCompilesAndBinds) {
   EXPECT_FALSE(rejected.live);
 }
 
+#endif  // SPSQ_L2_TYPED
+
+#if !SPSQ_L2_TYPED
+
 TEST_F(CreateBind, DefaultEndpointHoldsOneDataHandle) {
   SPSQ_CLAUSES("S1.WIN.1/mi1", "S4.L2IN.1", "S4.L2IN.2");
-  ExpectWindowOfOne<EndpointT<1>>("MaxInflight 1");
+  ExpectWindowOfOne("MaxInflight 1", [this] { return q().make_endpoint(1); });
 }
 
 // "The default endpoint" is the template with its default argument:
 // Template<View> must behave as MaxInflight 1.
 TEST_F(CreateBind, TemplateDefaultArgumentIsAWindowOfOne) {
   SPSQ_CLAUSES("S1.WIN.1/default-arg");
-  ExpectDefaultWindowOfOne<DefaultWindowPtr>();
+  ExpectDefaultWindowOfOne();
 }
 
 TEST_F(CreateBind, WindowOfNHoldsNDataHandles) {
@@ -452,15 +461,15 @@ TEST_F(CreateBind, MaxInflightChangesNeitherLayoutNorBinding) {
   Rebuild(p, /*with_endpoint=*/false);
   const Binding b = q().binding();
   auto e1 = q().make_endpoint_from<1>(b);
-  const LayoutFields l1 = EndpointAccess<EndpointT<1>>::layout(*e1);
+  const LayoutFields l1 = Api::layout(*e1);
   e1.reset();
   auto e2 = q().make_endpoint_from<2>(b);
-  const LayoutFields l2 = EndpointAccess<EndpointT<2>>::layout(*e2);
+  const LayoutFields l2 = Api::layout(*e2);
   EXPECT_TRUE(e2->live());
   e2.reset();
   auto e4 = q().make_endpoint_from<4>(b);
   EXPECT_TRUE(e4->live());
-  const LayoutFields l4 = EndpointAccess<EndpointT<4>>::layout(*e4);
+  const LayoutFields l4 = Api::layout(*e4);
   e4.reset();
   EXPECT_EQ(std::memcmp(&l1, &l2, sizeof(l1)), 0);
   EXPECT_EQ(std::memcmp(&l1, &l4, sizeof(l1)), 0);
@@ -505,15 +514,15 @@ TEST_F(CreateBind, MaxInflightAboveDepthIsBadArgumentWithoutTheFlag) {
 // compiles with it is built and judged here.
 TEST_F(CreateBind, MaxInflightZeroIsRefused) {
   SPSQ_CLAUSES("S1.WIN.7/zero");
-#if SPSQ_CERT_MI0_COMPILES
-  record_observation("mi0", "compiles");
-  endpoint_.reset();
-  ExpectRejected<0>(q().binding(), wire::kBadArgument, "MaxInflight 0");
-#else
-  record_observation("mi0", std::string("refused at compile time: ") + SPSQ_CERT_MI0_ERROR);
-  // The probe saw the MaxInflight 1 build succeed; a refusal of 0 is an error.
-  EXPECT_STRNE(SPSQ_CERT_MI0_ERROR, "") << "the probe found no compiler error line";
-#endif
+  if (l2_adapter::mi0_compiles()) {
+    record_observation("mi0", "compiles");
+    endpoint_.reset();
+    ExpectRejected<0>(q().binding(), wire::kBadArgument, "MaxInflight 0");
+  } else {
+    record_observation("mi0", std::string("refused at compile time: ") + l2_adapter::mi0_error());
+    // The probe saw the MaxInflight 1 build succeed; a refusal of 0 is an error.
+    EXPECT_STRNE(l2_adapter::mi0_error(), "") << "the probe found no compiler error line";
+  }
 }
 
 TEST_F(CreateBind, StopTakesTheExtraSlotBehindAFullWindow) {
@@ -589,6 +598,8 @@ TEST_F(CreateBind, AllSharedStateIsTheBoundRegionReachedThroughTheView) {
     EXPECT_EQ(values->back(), static_cast<int32_t>(messages)) << "W.CTR.1: final count";
   }
 }
+
+#endif  // !SPSQ_L2_TYPED
 
 }  // namespace
 }  // namespace spsq_conf

@@ -17,7 +17,7 @@ class LayoutDescriptor : public L2Test {
     const size_t mark = log().mark();
     auto e = q().make_endpoint_from<N>(b);
     EXPECT_FALSE(e->live()) << what << ": accepted";
-    EXPECT_NE(EndpointAccess<EndpointT<N>>::kind(*e), wire::kKindNone) << what;
+    EXPECT_NE(Api::kind(*e), wire::kKindNone) << what;
     EXPECT_EQ(log().shared_accesses_since(mark), 0u) << what << ":\n" << log().dump(mark);
     EXPECT_EQ(peer().l2_flag(), 0) << what;
   }
@@ -131,7 +131,7 @@ TEST_F(LayoutDescriptor, LayoutMatchesTheWireModel) {
     Rebuild(p, false);
     auto e = q().make_endpoint<1>();
     ASSERT_TRUE(e->live()) << c.depth;
-    const LayoutFields l = EndpointAccess<EndpointT<1>>::layout(*e);
+    const LayoutFields l = Api::layout(*e);
     const wire::Layout m = layout();  // a copy: Rebuild() replaces the region
     EXPECT_EQ(l.depth, c.depth);
     EXPECT_EQ(l.input_ring, 0u) << c.depth;
@@ -168,7 +168,7 @@ TEST_F(LayoutDescriptor, DepthTwoToThe30IsAccepted) {
   p.output_arena = 64;
   Rebuild(p, false);  // ~64 GiB of lazily mapped payload; only touched pages cost
   auto e = q().make_endpoint<1>();
-  ASSERT_TRUE(e->live()) << EndpointAccess<EndpointT<1>>::message(*e);
+  ASSERT_TRUE(e->live()) << Api::message(*e);
   ASSERT_EQ(peer().enqueue_data(Bytes(8, 1)), ScriptedL3::Enqueue::kOk);
   Handle h{};
   ASSERT_TRUE(e->input().try_peek(h));
@@ -176,7 +176,7 @@ TEST_F(LayoutDescriptor, DepthTwoToThe30IsAccepted) {
   ASSERT_TRUE(e->input().release(h));
   Reservation r{};
   ASSERT_TRUE(e->output().try_reserve(0, r));
-  ASSERT_TRUE(e->output().publish(r, Api::opcode_value(wire::kData)));
+  ASSERT_TRUE(e->output().publish(r, wire::kData));
   ScriptedL3::Message m;
   ASSERT_TRUE(peer().poll_output(&m));
   EXPECT_EQ(m.seq, 1u);
@@ -773,7 +773,7 @@ TEST_F(LayoutDescriptor, InvalidOutputOpcodesNeverReachTheWireAtAnyPosition) {
     for (uint64_t bad : opcodes) {
       // The contract's opcode is 64-bit; an adapter's own opcode type may be
       // narrower and cannot carry the value at all (it would arrive as another one).
-      if (static_cast<uint64_t>(Api::opcode_value(bad)) != bad) continue;
+      if (!Api::opcode_carries(bad)) continue;
       Rebuild(q().params());
       const uint64_t n = AdvanceOutput(p);
       const int32_t tail = peer().counter(wire::kOutputTail);
@@ -948,7 +948,7 @@ TEST_F(LayoutDescriptor, GoldenLayoutVectors) {
     Rebuild(p, false);
     auto e = q().make_endpoint<1>();
     ASSERT_TRUE(e->live()) << "depth " << g[0];
-    const LayoutFields l = EndpointAccess<EndpointT<1>>::layout(*e);
+    const LayoutFields l = Api::layout(*e);
     EXPECT_EQ(l.output_ring, g[3]) << "depth " << g[0];
     EXPECT_EQ(l.input_arena, g[4]) << "depth " << g[0];
     EXPECT_EQ(l.output_arena, g[5]) << "depth " << g[0];

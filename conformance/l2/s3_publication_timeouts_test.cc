@@ -3,6 +3,10 @@
 // recording view saw it, the consumer order, and timeouts on the virtual
 // clock (each blocking call down its no-room path, to its exact deadline,
 // and up its happy path).
+//
+// Compiled twice (certify.bzl): once for every certification, through the
+// suite's endpoint interface; and per certification with SPSQ_L2_TYPED, which
+// keeps only the tests of the implementation's own RegionInstanceView.
 #include <cstring>
 #include <limits>
 #include <string>
@@ -11,10 +15,16 @@
 #include <vector>
 
 #include "conformance/harness/publish_order.h"
+#if SPSQ_L2_TYPED
+#include "conformance/l2/l2_typed.h"
+#else
 #include "conformance/l2/l2_fixture.h"
+#endif
 
 namespace spsq_conf {
 namespace {
+
+#if !SPSQ_L2_TYPED
 
 constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
 constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
@@ -438,9 +448,13 @@ TEST_F(Publication, ConsumerObservesValidatesUsesThenReleases) {
   EXPECT_EQ(peer().counter(wire::kInputHead), 1) << "release publishes the head";
 }
 
+#else  // SPSQ_L2_TYPED
+
 // ---------------------------------------------------------- RegionInstanceView
 
-TEST_F(Publication, RegionInstanceViewWriteCopiesTheSpan) {
+class PublicationTyped : public L2TypedTest {};
+
+TEST_F(PublicationTyped, RegionInstanceViewWriteCopiesTheSpan) {
   SPSQ_CLAUSES("S3.PUB.3/copy", "S3.PUB.3/self-copy", "S3.PUB.3/bounds");
   RegionMemory& m = q().memory();
   RegionInstanceView view(
@@ -507,7 +521,7 @@ struct HasCacheHooks : std::false_type {};
 template <class V>
 struct HasCacheHooks<V, std::void_t<decltype(V(std::declval<RegionPartLocalSpan>(),
                                                 std::declval<RegionPartLocalSpan>(),
-                                                std::declval<typename Api::Clock>(),
+                                                std::declval<typename TypedApi::Clock>(),
                                                 HookProbe{}))>> : std::true_type {};
 
 template <class V>
@@ -522,7 +536,7 @@ void JudgeCacheHooks(RegionMemory& m, const wire::Layout& l) {
     Invalidates().clear();
     V view(RegionPartLocalSpan{reinterpret_cast<uint64_t>(m.payload()), m.payload_bytes()},
            RegionPartLocalSpan{reinterpret_cast<uint64_t>(m.counter()), m.counter_bytes()},
-           Api::clock(&VirtualClock::now_ns), HookProbe{});
+           TypedApi::clock(&VirtualClock::now_ns), HookProbe{});
     ASSERT_FALSE(view.failed()) << view.error().message;
     uint8_t* const dst = m.payload() + l.output_arena + 64;
     const std::vector<uint8_t> bytes(40, 0x5c);
@@ -567,10 +581,14 @@ void JudgeCacheHooks(RegionMemory& m, const wire::Layout& l) {
   }
 }
 
-TEST_F(Publication, RegionInstanceViewWriteFlushesThroughItsCacheHook) {
+TEST_F(PublicationTyped, RegionInstanceViewWriteFlushesThroughItsCacheHook) {
   SPSQ_CLAUSES("S3.PUB.3/flush-hook");
   JudgeCacheHooks<RegionInstanceView>(q().memory(), layout());
 }
+
+#endif  // SPSQ_L2_TYPED
+
+#if !SPSQ_L2_TYPED
 
 // ---------------------------------------------------------- timeouts
 
@@ -964,6 +982,8 @@ TEST_F(Publication, APeerFlagRaisedDuringTheWaitIsReportedByTheDeadline) {
     }
   }
 }
+
+#endif  // !SPSQ_L2_TYPED
 
 }  // namespace
 }  // namespace spsq_conf

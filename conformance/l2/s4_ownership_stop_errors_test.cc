@@ -454,7 +454,7 @@ TEST_F(Ownership, PublishingAnotherQueuesReservationPoisons) {
                                           "S4.L2OUT.6/zero-byte"}));
     Rebuild(q().params());
     Queue other(q().params());
-    auto e2 = other.make_endpoint<kN>();
+    auto e2 = other.make_endpoint(kN);
     ASSERT_TRUE(e2->live());
     Reservation mine{}, theirs{};
     if (path.mine_active) {
@@ -463,7 +463,7 @@ TEST_F(Ownership, PublishingAnotherQueuesReservationPoisons) {
     ASSERT_TRUE(e2->output().try_reserve(path.n, theirs));  // same seq, offset and size
     ExpectPublishPoisons(theirs, path.name);
     EXPECT_TRUE(e2->live()) << path.name << ": the other queue is not affected";
-    ASSERT_TRUE(e2->output().publish(theirs, Api::opcode_value(wire::kData)));
+    ASSERT_TRUE(e2->output().publish(theirs, wire::kData));
     e2.reset();
     other.check_invariants("other queue");
   }
@@ -1093,7 +1093,7 @@ TEST_F(Ownership, StaleHandleOwnershipPoisons) {
     SPSQ_JUDGING("S4.POISON.9/foreign");
     Rebuild(q().params());
     Queue other(q().params());
-    auto e2 = other.make_endpoint<kN>();
+    auto e2 = other.make_endpoint(kN);
     ASSERT_EQ(peer().enqueue_data(Bytes(4, 1)), kOk);
     ASSERT_EQ(other.peer().enqueue_data(Bytes(4, 1)), kOk);
     Handle h{}, theirs{};
@@ -1399,7 +1399,7 @@ TEST_F(Ownership, AConstructionErrorRecordsTheInitOp) {
   SPSQ_CLAUSES("W.ENUM.3/init");
   wire::BindingFields f = q().fields();
   f.payload_bytes += 64;  // the binding no longer matches the layout nor the view
-  auto e = q().make_endpoint_from<kN>(q().binding_with(f));
+  auto e = q().make_endpoint_from(q().binding_with(f));
   EXPECT_FALSE(e->live());
   EXPECT_NE(Api::kind(*e), wire::kKindNone);
   EXPECT_EQ(Api::op(*e), wire::kOpInit) << "a construction error names INIT";

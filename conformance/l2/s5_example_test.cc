@@ -14,9 +14,6 @@ constexpr uint64_t kTile = 128 * 128;
 constexpr uint64_t kHeader = 64;
 constexpr uint64_t kBytes = kHeader + kTile * sizeof(float);
 
-using Endpoint4 = EndpointT<4>;
-using Api4 = EndpointAccess<Endpoint4>;
-
 std::vector<uint8_t> Input(uint64_t request_id, uint64_t mode, float base) {
   std::vector<uint8_t> b(kBytes, 0);
   wire::store_le64(b.data(), request_id);
@@ -64,10 +61,10 @@ class Example : public L2Test {
       for (const uint8_t* t : tiles) v += TileAt(t, i);
       std::memcpy(out.data() + kHeader + i * 4, &v, 4);
     }
-    q().l2_store(Api4::payload(r), out.data(), out.size());
-    return e_->output().publish(r, Api4::opcode_value(wire::kData));
+    q().l2_store(Api::payload(r), out.data(), out.size());
+    return e_->output().publish(r, wire::kData);
   }
-  std::unique_ptr<Endpoint4> e_;
+  std::unique_ptr<Endpoint> e_;
 };
 
 TEST_F(Example, ShippedScenarioWithAWindowOfFour) {
@@ -81,11 +78,11 @@ TEST_F(Example, ShippedScenarioWithAWindowOfFour) {
   ASSERT_TRUE(e_->input().try_peek(h1));
   ASSERT_TRUE(e_->input().try_peek(h2));
   // Output for input 2 first (kind 20), then two outputs from input 1.
-  ASSERT_TRUE(Publish(0, 20, 0, {Api4::payload(h2)}, 20.0f));
+  ASSERT_TRUE(Publish(0, 20, 0, {Api::payload(h2)}, 20.0f));
   ASSERT_TRUE(e_->input().release(h2));
   EXPECT_EQ(peer().counter(wire::kInputHead), 0) << "input 2 stays owned until input 1 is released";
-  ASSERT_TRUE(Publish(0, 10, 0, {Api4::payload(h1)}, 10.0f));
-  ASSERT_TRUE(Publish(0, 11, 0, {Api4::payload(h1)}, 11.0f));
+  ASSERT_TRUE(Publish(0, 10, 0, {Api::payload(h1)}, 10.0f));
+  ASSERT_TRUE(Publish(0, 11, 0, {Api::payload(h1)}, 11.0f));
   ASSERT_TRUE(e_->input().release(h1));
   EXPECT_EQ(peer().counter(wire::kInputHead), 2);
   // L3 drains the three outputs.
@@ -99,10 +96,10 @@ TEST_F(Example, ShippedScenarioWithAWindowOfFour) {
   ASSERT_TRUE(e_->input().try_peek(h3));
   ASSERT_TRUE(e_->input().try_peek(h4));
   ASSERT_TRUE(e_->input().try_peek(stop));
-  ASSERT_EQ(Api4::opcode(stop), wire::kStop);
+  ASSERT_EQ(Api::opcode(stop), wire::kStop);
   // STOP drain: two held inputs combined into one output.
-  ASSERT_TRUE(Publish(wire::load_le64(Api4::payload(h3)), 30, wire::load_le64(Api4::payload(h4)),
-                      {Api4::payload(h3), Api4::payload(h4)}, 0.0f));
+  ASSERT_TRUE(Publish(wire::load_le64(Api::payload(h3)), 30, wire::load_le64(Api::payload(h4)),
+                      {Api::payload(h3), Api::payload(h4)}, 0.0f));
   EXPECT_FALSE(e_->input().drained());
   ASSERT_TRUE(e_->input().release(h3));
   EXPECT_FALSE(e_->input().drained());

@@ -21,7 +21,7 @@
 // An endpoint certified through an adapter (SPSQ_CERT_HAS_ADAPTER 1) reaches
 // the suite through its own names by design: every test here is skipped as
 // not applicable.
-#include "conformance/l2/l2_fixture.h"
+#include "conformance/l2/l2_typed.h"
 
 #ifndef SPSQ_CERT_HAS_ADAPTER
 #define SPSQ_CERT_HAS_ADAPTER 0
@@ -581,7 +581,7 @@ using RView = ::RegionInstanceView;
   GTEST_SKIP() << "not applicable: the endpoint uses its own names through an adapter " \
                   "(certification " SPSQ_CERT_NAME "); W.SRC.* judge the runtime's names"
 
-using Types = EndpointTypes<Endpoint>;
+using Types = EndpointTypes<TypedEndpoint>;
 using Input = typename Types::Input;
 using Output = typename Types::Output;
 
@@ -1087,7 +1087,7 @@ void CheckDescriptorCodec(const char* kLine) {
   }
 }
 
-class SourceCompat : public L2Test {
+class SourceCompat : public L2TypedTest {
  protected:
   // A DATA input published by the scripted L3 and acquired by the endpoint.
   bool AcquireInput(const std::vector<uint8_t>& bytes, Handle* h) {
@@ -1721,7 +1721,7 @@ TEST_F(SourceCompat, WhatTheRuntimeEndpointPassesAndFlushes) {
   using ProbeReservation = typename EndpointTypes<ProbeEndpoint>::Reservation;
   using ProbeOpcode = typename EndpointTypes<ProbeEndpoint>::Opcode;
   {
-    ProbeEndpoint e(q().binding(), ProbeView(q().view(), &record),
+    ProbeEndpoint e(TypedBinding(q()), ProbeView(q().view(), &record),
                     Api::clock(&VirtualClock::now_ns));
     ASSERT_TRUE(e.live());
     const auto in = Bytes(20, 12);

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "conformance/harness/lean_wrap_driver.h"
-#include "conformance/l2/l2_fixture.h"
+#include "conformance/l2/l2_typed.h"
 
 namespace spsq_conf {
 namespace {
@@ -96,7 +96,7 @@ class WrapRun {
  public:
   WrapRun() : queue_(lean_wrap::Params()) {
     RegionMemory& m = queue_.memory();
-    endpoint_.reset(new FastEndpoint(queue_.binding(),
+    endpoint_.reset(new FastEndpoint(TypedBinding(queue_),
                                      FastView(m.payload(), m.payload_bytes(), m.counter()),
                                      FastApi::clock(&VirtualClock::now_ns)));
   }
