@@ -5,10 +5,10 @@
 // each certification compiles one adapter (l2_adapter.cc) per MaxInflight,
 // which instantiates the implementation and defines everything declared in
 // namespace l2_adapter below. So a third-party endpoint costs one translation
-// unit per window, and it is the only one that can fail to build on its
-// account. Tests that judge the implementation's own names and types (the
-// spec's L2 snippet, RegionInstanceView, source compatibility, the wrap's
-// lean view) use l2_typed.h instead.
+// unit per window, besides the few compiled against its own types: the
+// contract check, the MaxInflight-0 probe, the interop child and the tests
+// that judge its names and types (the spec's L2 snippet, RegionInstanceView,
+// source compatibility, the wrap's lean view), which use l2_typed.h.
 //
 // Handle, Reservation and Binding hold a value of the implementation's type
 // in fixed storage, built, copied and destroyed by the adapter's functions:
