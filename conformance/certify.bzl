@@ -32,6 +32,7 @@ against the reference runtime.
 """
 
 load("//conformance:mi0_probe.bzl", "spsq_mi0_probe")
+load("//fuzz:differential.bzl", "spsq_differential_harness")
 load("//fuzz:l2_stream.bzl", "spsq_l2_stream_harness")
 load("//fuzz:l3_stream.bzl", "spsq_l3_stream_harness")
 load("//sanitizers/interleave:interleave.bzl", "spsq_interleave_binary")
@@ -432,6 +433,11 @@ def _l2_stage_targets(name, config, stages, copts, features, tags):
       <name>_stage_explorer           the interleaving explorer (gtest)
       <name>_stage_stress_two_thread  the two-thread and cross-process stress
       <name>_stage_stress_cross_process  (gtest; TSan under --config=tsan)
+      <name>_stage_differential       the reference against the endpoint,
+                                      which sits in a shared object of its
+                                      own (fuzz/differential.bzl); built by
+                                      tools/certify only (corpus replay and
+                                      libFuzzer)
     """
     for s in stages:
         if s not in L2_STAGES:
@@ -442,6 +448,7 @@ def _l2_stage_targets(name, config, stages, copts, features, tags):
     spsq_l2_stream_harness(name = name + "_stage_l2_stream", testonly = True, **common)
     spsq_interleave_binary(name = name + "_stage_explorer", **common)
     spsq_l2_stress_binaries(name = name + "_stage_stress", **common)
+    spsq_differential_harness(name = name + "_stage_differential", testonly = True, **common)
     args, data = [], []
     if "corpus" in stages:
         args.append("--corpus=l2_stream:$(rootpath :%s_stage_l2_stream):corpora/l2_stream" % name)

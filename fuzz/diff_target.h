@@ -2,14 +2,16 @@
 // types only, so any endpoint written against the RegionView contract can sit
 // behind it, including one from a third party. A target library defines one
 // factory; Bazel picks the second target with the label flag
-// //fuzz:second_endpoint (see fuzz/README.md).
+// //fuzz:second_endpoint (see fuzz/README.md), and a certification builds the
+// endpoint under test as the second in a shared object of its own
+// (fuzz/diff_cert.cc, fuzz/differential.bzl). Names nothing of any endpoint.
 #ifndef SPSQ_FUZZ_DIFF_TARGET_H_
 #define SPSQ_FUZZ_DIFF_TARGET_H_
 
 #include <cstdint>
 #include <memory>
 
-#include "fuzz/fuzz_region.h"
+#include "fuzz/fuzz_memory.h"
 #include "fuzz/fuzz_view.h"
 
 namespace spsq_fuzz {
@@ -29,11 +31,14 @@ struct DiffReservation {
 
 // One side of the comparison: its shared memory, its view state and the ten
 // binding scalars L3 handed over. The target builds its view as
-// FuzzView(region, view_state) and its clock from FuzzClock::now_ns.
+// FuzzView(region, view_state) and its clock from the harness's time line,
+// `*now` (FuzzTime::now() of the harness: a target in a shared object has a
+// FuzzTime of its own, and carries the time in and out of every call).
 struct DiffWorld {
-  FuzzRegion* region;
+  FuzzMemory* region;
   FuzzViewState* view_state;
   uint64_t scalars[10];
+  uint64_t* now;
 };
 
 class DiffTarget {

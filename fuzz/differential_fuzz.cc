@@ -1,11 +1,7 @@
 // Harness 6: differential. One operation stream (the l2_stream encoding) is
 // driven through two L2 endpoints, each in its own world (shared memory, view,
-// virtual clock, and a copy of the harness's honest-or-hostile L3). After
-// every step both must show the same observable results: return values,
-// handle and reservation fields (payload positions as offsets), liveness,
-// error kind and operation (ABI values; message texts may differ), drained(),
-// the abort flag writes, the time a blocking call took, and every byte of
-// shared memory (payload and counters).
+// virtual clock, and a copy of the harness's honest-or-hostile L3), and after
+// every step the two are compared.
 //
 // Input: one mode byte, then exactly an l2_stream input (fuzz/l2_stream_input.h).
 //   mode bit 0 clear: both endpoints at the header's MaxInflight, any stream.
@@ -14,14 +10,35 @@
 //                     two windows must behave the same.
 // The first endpoint is the reference; the second is whatever the label flag
 // //fuzz:second_endpoint links in (default: the reference in a second build
-// configuration). View faults are not injected here: they count accesses,
-// which implementations may legitimately spend differently.
+// configuration), or in a certification the endpoint under test.
+//
+// What a divergence means. Where the spec and the wire contract leave a choice
+// open (AMB.*, OPEN.*: error kinds, when the abort flag is sampled, whether a
+// second reserve poisons, the window reading, ...), two correct endpoints
+// answer differently, and from then on their worlds differ. So each step is
+// compared in two tiers:
+//   - the step's outcome: return value, liveness, error kind and operation,
+//     drained(), view failure, abort-flag writes, time spent blocking. A
+//     difference here may be a legal choice: it is printed once per process as
+//       spsq-divergence: <what> at <when>: <first> / <second>
+//     (the certification lists these in the stage row, never as FAIL; the
+//     suite and l2_stream judge each reading) and the comparison of this
+//     input ends there.
+//   - given the same outcome, what it produced: the fields of the handle or
+//     reservation both returned (seq, opcode, size, offset, and the payload
+//     position when it has bytes) and every byte of shared memory. These the
+//     contract fixes (descriptor contents, the arena rule, the counter values,
+//     the flag value): a difference is a finding of the clauses named.
+// View faults are not injected here: they count accesses, which
+// implementations may legitimately spend differently.
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "fuzz/diff_target.h"
@@ -163,7 +180,7 @@ class Differential {
       w.salt = a >> 4;
       w.vs.role = FuzzRole::L2;
       w.vs.half_waits = (a >> 3) & 1;
-      DiffWorld dw{&w.region, &w.vs, {}};
+      DiffWorld dw{&w.region, &w.vs, {}, &FuzzClock::now()};
       scalars(w, fault, dw.scalars);
       const uint64_t target_mi = window_ ? (i == 0 ? 1 : 4) : mi;
       FuzzClock::now() = w.now;
@@ -172,11 +189,11 @@ class Differential {
     }
     Observed o[2];
     for (int i = 0; i < 2; ++i) o[i] = observe(*w_[i], false);
-    compare(o, "construction");
+    diverged_ = !compare(o, "construction");
   }
 
   void run(FuzzReader& in) {
-    for (int n = 0; n < kMaxOps && !in.empty(); ++n) {
+    for (int n = 0; n < kMaxOps && !in.empty() && !diverged_; ++n) {
       const uint8_t kind = in.u8() % kL2OpCount;
       Args args;
       read_args(kind, in, &args);
@@ -196,7 +213,7 @@ class Differential {
                      o[1].ok, o[0].live, o[1].live, o[0].kind, o[1].kind, w_[0]->t->error_message(),
                      w_[1]->t->error_message());
       }
-      compare(o, "step");
+      diverged_ = !compare(o, "step");
     }
   }
 
@@ -447,44 +464,78 @@ class Differential {
     return o;
   }
 
-  SPSQ_FUZZ_NO_COVERAGE void compare(const Observed* o, const char* when) {
+  // Prints a divergence on an open point, once per process and observable.
+  SPSQ_FUZZ_NO_COVERAGE void diverge(const char* what, const char* when, const std::string& a,
+                                     const std::string& b) {
+    static std::set<std::string> seen;
+    if (!seen.insert(what).second) return;
+    std::fprintf(stderr, "spsq-divergence: %s at %s: %s %s ('%s') / %s %s ('%s')\n", what, when,
+                 w_[0]->t->name(), a.c_str(), w_[0]->t->error_message(), w_[1]->t->name(),
+                 b.c_str(), w_[1]->t->error_message());
+  }
+
+  // False when the outcomes diverge (the input's comparison ends); aborts
+  // with a finding when the same outcome produced different results.
+  SPSQ_FUZZ_NO_COVERAGE bool compare(const Observed* o, const char* when) {
     const char* n0 = w_[0]->t->name();
     const char* n1 = w_[1]->t->name();
-#define SPSQ_DIFF(field, fmt)                                                                   \
-  SPSQ_FUZZ_CHECK(                                                                              \
-      o[0].field == o[1].field, "%s: " #field " differs: %s " fmt ", %s " fmt " ('%s' / '%s')", \
-      when, n0, o[0].field, n1, o[1].field, w_[0]->t->error_message(), w_[1]->t->error_message())
-    SPSQ_DIFF(ok, "%d");
-    SPSQ_DIFF(seq, "%" PRIu64);
-    SPSQ_DIFF(opcode, "%" PRIu64);
-    SPSQ_DIFF(offset, "%" PRIu64);
-    SPSQ_DIFF(nbytes, "%" PRIu64);
-    SPSQ_DIFF(payload_at, "%" PRId64);
-    SPSQ_DIFF(live, "%d");
-    SPSQ_DIFF(kind, "%u");
-    SPSQ_DIFF(op, "%u");
-    SPSQ_DIFF(drained, "%d");
-    SPSQ_DIFF(flag_writes, "%" PRIu64);
-    SPSQ_DIFF(elapsed, "%" PRIu64);
+#define SPSQ_DIFF_OUTCOME(field)                                                 \
+  if (o[0].field != o[1].field) {                                                \
+    diverge(#field, when, std::to_string(o[0].field), std::to_string(o[1].field)); \
+    return false;                                                                \
+  }
+    SPSQ_DIFF_OUTCOME(ok);
+    SPSQ_DIFF_OUTCOME(live);
+    SPSQ_DIFF_OUTCOME(kind);
+    SPSQ_DIFF_OUTCOME(op);
+    SPSQ_DIFF_OUTCOME(drained);
+    SPSQ_DIFF_OUTCOME(view_failed);
+    SPSQ_DIFF_OUTCOME(flag_writes);
+    SPSQ_DIFF_OUTCOME(elapsed);
+#undef SPSQ_DIFF_OUTCOME
+#define SPSQ_DIFF(clauses, field, fmt)                                                    \
+  SPSQ_FUZZ_CLAUSE_CHECK(clauses, o[0].field == o[1].field,                               \
+                         "%s: " #field " differs: %s " fmt ", %s " fmt " ('%s' / '%s')", when, \
+                         n0, o[0].field, n1, o[1].field, w_[0]->t->error_message(),        \
+                         w_[1]->t->error_message())
+    // A handle carries its descriptor; a reservation sits where the arena
+    // rule puts it. The pointer of a zero-byte message is left open.
+    SPSQ_DIFF("W.SEQ.1,S2.SEQ.1", seq, "%" PRIu64);
+    SPSQ_DIFF("S2.DESC.1,S2.OPC.1", opcode, "%" PRIu64);
+    SPSQ_DIFF("S2.DESC.1,W.ARENA.1", nbytes, "%" PRIu64);
+    if (o[0].nbytes != 0) {
+      SPSQ_DIFF("S2.OFF.1,W.ARENA.1,W.ARENA.4", offset, "%" PRIu64);
+      SPSQ_DIFF("S2.OFF.1,W.ARENA.1", payload_at, "%" PRId64);
+    }
 #undef SPSQ_DIFF
     const FuzzRegion& a = w_[0]->region;
     const FuzzRegion& b = w_[1]->region;
-    const uint64_t bytes = w_[0]->lay.payload_bytes;
+    const ModelLayout& l = w_[0]->lay;
     const uint8_t* pa = a.payload();
     const uint8_t* pb = b.payload();
-    if (std::memcmp(pa, pb, bytes) != 0) {
+    if (std::memcmp(pa, pb, l.payload_bytes) != 0) {
       uint64_t i = 0;
       while (pa[i] == pb[i]) ++i;
-      SPSQ_FUZZ_CHECK(false, "%s: shared payload differs first at byte %" PRIu64 " (%u vs %u)",
-                      when, i, pa[i], pb[i]);
+      // Which clauses fix the byte depends on the part it lies in.
+      const char* clauses = i >= l.output_arena  ? "S3.PUB.1,S3.PUB.2,W.ARENA.1"
+                            : i >= l.input_arena ? "S2.ARENA.1"
+                            : i >= l.output_ring ? "W.DESC.1,S3.PUB.1"
+                                                 : "S2.ARENA.1,W.DESC.1";
+      SPSQ_FUZZ_CLAUSE_CHECK(clauses, false,
+                             "%s: shared payload differs first at byte %" PRIu64 " (%u vs %u)",
+                             when, i, pa[i], pb[i]);
     }
     for (uint64_t off = 0; off < wire::kCounterBytes; off += 64) {
-      SPSQ_FUZZ_CHECK(a.counter(off) == b.counter(off), "%s: counter %" PRIu64 " differs: %d vs %d",
-                      when, off, a.counter(off), b.counter(off));
+      const bool flag = off == wire::kInitiatorFlag || off == wire::kPeerFlag;
+      SPSQ_FUZZ_CLAUSE_CHECK(flag ? "W.FLAG.1" : "W.CTR.1,S3.CTR.1", a.counter(off) == b.counter(off),
+                             "%s: counter %" PRIu64 " differs: %d vs %d", when, off,
+                             a.counter(off), b.counter(off));
     }
+    return true;
   }
 
   bool window_ = false;
+  bool diverged_ = false;
   std::unique_ptr<World> w_[2];
 };
 

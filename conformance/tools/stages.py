@@ -52,6 +52,10 @@ MINIMIZE_SECONDS = 30
 MAX_FINDINGS = 5  # per harness and stage: more of the same helps nobody
 
 FINDING = re.compile(r"spsq-finding: clauses=(\S+) at (\S+): (.*)")
+# The differential harness's note where the endpoint under test answered
+# otherwise than the reference on a point the spec leaves open: stated in the
+# stage row, never a FAIL (fuzz/differential_fuzz.cc).
+DIVERGENCE = re.compile(r"spsq-divergence: (\S+) at (.*)")
 CRASHING_INPUT = re.compile(r"replay: crashing input: (.+)")
 ARTIFACT = re.compile(r"Test unit written to (\S+)")
 EXECS = re.compile(r"^#(\d+)\s")
@@ -95,11 +99,25 @@ class StageRun(object):
         self.budget = budget
         self.execs = 0
         self.findings = []  # dicts: clauses, where, message, reproducer, replay
+        self.divergences = {}  # observable -> the first spsq-divergence line's detail
+
+    def note_divergences(self, text):
+        for m in DIVERGENCE.finditer(text):
+            self.divergences.setdefault(m.group(1), m.group(2).strip())
+
+    def divergence_text(self):
+        """The reason's clause on open-point divergences, or ""."""
+        if not self.divergences:
+            return ""
+        return ("; answered otherwise than the reference where the spec leaves a choice open "
+                "(interpretations, judged by the suite; each ends that input's comparison): " +
+                ", ".join(sorted(self.divergences)))
 
     def to_json(self):
         return {"stage": self.stage, "what": self.what, "status": self.status,
                 "reason": self.reason, "elapsed_s": round(self.elapsed, 1),
-                "budget_s": self.budget, "execs": self.execs, "findings": self.findings}
+                "budget_s": self.budget, "execs": self.execs, "findings": self.findings,
+                "divergences": self.divergences}
 
 
 def last_wins(specs, fields):
@@ -220,6 +238,7 @@ def run_corpus(what, binary, corpus, pkg, label, progress, log_path, minimizer=N
         text = proc.stdout.decode(errors="replace")
         with open(log_path, "a") as log:
             log.write(text)
+        run.note_divergences(text)
         if proc.returncode == 0:
             run.execs += len(remaining)
             break
@@ -248,7 +267,7 @@ def run_corpus(what, binary, corpus, pkg, label, progress, log_path, minimizer=N
         remaining = remaining[at + 1:]
     run.elapsed = time.time() - start
     run.status = "FAIL" if run.findings else "PASS"
-    run.reason = "%d inputs replayed" % run.execs
+    run.reason = "%d inputs replayed" % run.execs + run.divergence_text()
     progress.show(run.stage, what, run.elapsed, 0, run.execs, len(run.findings), final=True)
     return run
 
@@ -312,6 +331,7 @@ def run_fuzz(what, binary, seeds, pkg, workdir, label, seconds, progress, log_pa
                                   len(run.findings))
             proc.wait()
         out = "".join(text)
+        run.note_divergences(out)
         if proc.returncode == 0:
             break
         m = ARTIFACT.search(out)
@@ -332,7 +352,7 @@ def run_fuzz(what, binary, seeds, pkg, workdir, label, seconds, progress, log_pa
     run.elapsed = time.time() - start
     if run.status != "FAIL":
         run.status = "FAIL" if run.findings else "PASS"
-        run.reason = "%d execs in %.0f s" % (run.execs, run.elapsed)
+        run.reason = "%d execs in %.0f s" % (run.execs, run.elapsed) + run.divergence_text()
     progress.show("fuzz", what, run.elapsed, seconds, run.execs, len(run.findings), final=True)
     return run
 

@@ -16,7 +16,8 @@ import verdicts as V  # noqa: E402
 
 # The replay driver: inputs named on the command line, in order; an input whose
 # content starts with "bad" crashes the way a SPSQ_FUZZ_CLAUSE_CHECK does, one
-# starting with "segv" dies with no finding line.
+# starting with "segv" dies with no finding line, one starting with "open"
+# prints the differential's note on an open point and goes on.
 REPLAY = r"""#!/bin/sh
 for f in "$@"; do
   case "$(cat "$f")" in
@@ -24,6 +25,7 @@ for f in "$@"; do
           echo "spsq-finding: clauses=S2.DESC.3,W.ARENA.2 at fuzz/x.cc:7: seq == want" >&2
           echo "  seq 3, want 2" >&2; exit 134;;
     segv*) echo "replay: crashing input: $f" >&2; echo "Segmentation fault" >&2; exit 139;;
+    open*) echo "spsq-divergence: kind at step: reference 4 ('x') / endpoint under test 3 ('y')" >&2;;
   esac
 done
 echo "replayed $# inputs"
@@ -114,6 +116,18 @@ class StagesTest(unittest.TestCase):
             clauses, S.cases_of(run), "L2")}
         self.assertEqual(got, {"S2.DESC.3": V.FAIL, "W.ARENA.2": V.FAIL,
                                "S2.DESC.1": V.UNTESTED})
+
+    def test_divergence_on_an_open_point_is_stated_and_never_fails(self):
+        self.inputs(a="open", b="open", c="ok")
+        run = self.corpus_run()
+        self.assertEqual((run.status, run.execs, run.findings), ("PASS", 3, []))
+        self.assertEqual(list(run.divergences), ["kind"])
+        self.assertIn("reference 4", run.divergences["kind"])
+        self.assertIn("where the spec leaves a choice open", run.reason)
+        self.assertIn(": kind", run.reason)
+        self.assertEqual(run.to_json()["divergences"], run.divergences)
+        cases = S.cases_of(run)
+        self.assertEqual([(c.clauses, c.failures) for c in cases], [([], [])])
 
     def test_crash_without_a_finding_line_is_unattributed(self):
         self.inputs(a="segv")
