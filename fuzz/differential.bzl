@@ -9,7 +9,8 @@
 
 `config` is a certification config library (`<cert>_mi<N>_config`, from
 spsq_l2_certification). The endpoint it names is compiled with its own
-headers only (fuzz/diff_cert.cc) and linked into a shared object whose one
+headers only (fuzz/diff_cert.cc over fuzz/diff_endpoint.h, the code that
+drives the reference too) and linked into a shared object whose one
 exported name is spsq_diff_make_second_target (fuzz/diff_second.lds): the
 reference in the executable and the endpoint under test share global names
 (spsc_queue::..., RegionPartLocalSpan, ...), and only a module boundary keeps
