@@ -68,15 +68,30 @@ inline void EchoTask(const spsq_runtime::TaskArgs& orch_args, const spsq_runtime
   if (!bound || !bound->live()) return;
   Endpoint& queue = *bound;
   while (g_l2_hold.load()) std::this_thread::yield();  // a test keeps L2 running
+  // Blocking calls wait in slices up to the failure bound: the peer's abort
+  // flag is sampled when a wait expires, so an L3 side that poisoned (and
+  // will send no STOP) is seen within one slice, not at the bound.
+  const auto within_bound = [&](auto attempt) {
+    constexpr uint64_t kSliceNs = 50000000;
+    for (uint64_t waited = 0; waited < static_cast<uint64_t>(kBound.count());
+         waited += kSliceNs) {
+      if (attempt(kSliceNs)) return true;
+      if (!queue.live()) return false;  // remote abort or poison
+    }
+    return false;
+  };
   for (;;) {
     spsc_queue::SpscQueueInputHandle h{};
-    if (!queue.input().peek(20000000000ull, h)) return;
+    if (!within_bound([&](uint64_t ns) { return queue.input().peek(ns, h); })) return;
     if (h.opcode == spsc_queue::SpscQueueOpcode::STOP) {
       queue.input().release(h);
       return;
     }
     spsc_queue::SpscQueueOutputReservation r{};
-    if (!queue.output().reserve(h.payload_nbytes, 20000000000ull, r)) return;
+    if (!within_bound(
+            [&](uint64_t ns) { return queue.output().reserve(h.payload_nbytes, ns, r); })) {
+      return;
+    }
     if (h.payload_nbytes != 0) {
       std::memcpy(reinterpret_cast<void*>(r.payload.local_addr),
                   reinterpret_cast<const void*>(h.payload.local_addr), h.payload_nbytes);

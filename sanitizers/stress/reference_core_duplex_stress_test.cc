@@ -2,12 +2,14 @@
 // another, over one real region accessed through RegionInstanceView's
 // acquire/release counters. Run with --config=tsan for zero reports; every
 // payload is checked byte by byte on both sides in every build.
+#include <array>
 #include <string>
 #include <thread>
 
+#include "conformance/harness/region_memory.h"
+#include "conformance/model/wire_model.h"
 #include "gtest/gtest.h"
 #include "sanitizers/stress/duplex_stress.h"
-#include "sanitizers/stress/region_memory.h"
 #include "sanitizers/stress/stress_case.h"
 
 namespace spsq_stress {
@@ -17,11 +19,19 @@ class TwoThreadStress : public testing::TestWithParam<Case> {};
 
 TEST_P(TwoThreadStress, EveryMessageArrivesOnceInOrderByteExact) {
   const Case c = GetParam();
-  RegionMemory mem(c.depth, c.input_arena, c.output_arena);
-  ASSERT_TRUE(mem.ok());
+  // The suite's region memory and wire model: the layout and the ten scalars
+  // as L3 hands them over; both sides below are the reference's own code.
+  namespace wire = spsq_conf::wire;
+  wire::Layout layout;
+  ASSERT_TRUE(wire::compute_layout(c.depth, c.input_arena, c.output_arena, &layout));
+  spsq_conf::RegionMemory mem(layout.payload_bytes, layout.counter_bytes);
+  const std::array<uint64_t, wire::kScalarCount> scalars =
+      wire::binding_scalars(wire::binding_for(layout, reinterpret_cast<uint64_t>(mem.payload()),
+                                              reinterpret_cast<uint64_t>(mem.counter()),
+                                              0x5eed5eed5eed5eedull, 1));
   const StressConfig cfg{c.depth, c.input_arena, c.output_arena, c.messages};
-  const auto scalars = mem.scalars();
-  const auto b = mem.binding();
+  spsc_queue::SpscQueueEndpointBinding b{};
+  ASSERT_TRUE(spsc_queue::decode_endpoint_binding(scalars.data(), scalars.size(), &b));
   spsc_queue::WorkerChipQueue l3(
       b,
       RegionInstanceView(RegionPartLocalSpan{b.payload_base, b.payload_bytes},
