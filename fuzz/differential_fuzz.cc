@@ -527,7 +527,8 @@ class Differential {
     }
     for (uint64_t off = 0; off < wire::kCounterBytes; off += 64) {
       const bool flag = off == wire::kInitiatorFlag || off == wire::kPeerFlag;
-      SPSQ_FUZZ_CLAUSE_CHECK(flag ? "W.FLAG.1" : "W.CTR.1,S3.CTR.1", a.counter(off) == b.counter(off),
+      SPSQ_FUZZ_CLAUSE_CHECK(flag ? "W.FLAG.1" : "W.CTR.1,S3.CTR.1",
+                             a.counter(off) == b.counter(off),
                              "%s: counter %" PRIu64 " differs: %d vs %d", when, off,
                              a.counter(off), b.counter(off));
     }
