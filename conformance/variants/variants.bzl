@@ -14,7 +14,8 @@ construction, any other FAIL is a defect of the suite.
 load("//conformance:certify.bzl", "spsq_l2_certification")
 load("//conformance:edited_reference.bzl", "edited_reference")
 
-def spsq_variant(name, edits, expected, description, max_inflight = [1, 4]):
+def spsq_variant(name, edits, expected, description, max_inflight = [1, 4], once_sections = [],
+                 env = {}):
     """Builds and certifies one legal variant.
 
     Args:
@@ -24,6 +25,9 @@ def spsq_variant(name, edits, expected, description, max_inflight = [1, 4]):
       expected: the expected-verdicts JSON file.
       description: the choice the variant makes, for the report.
       max_inflight: windows to certify.
+      once_sections: sections built for the first window only (default
+        none: the 2^32-message wrap takes minutes per endpoint).
+      env: environment of the report test (e.g. a shortened wrap).
     """
     edited_reference(
         name = name,
@@ -38,8 +42,10 @@ def spsq_variant(name, edits, expected, description, max_inflight = [1, 4]):
         deps = [":" + name + "_impl"],
         expected_verdicts = expected,
         max_inflight = max_inflight,
-        # Every suite section; the wrap (minutes per endpoint) is skipped.
-        once_sections = [],
+        # Every suite section; the wrap (minutes per endpoint) is skipped
+        # unless the variant asks for it.
+        once_sections = once_sections,
+        env = env,
         # Depth quick: the suite and the corpus replay of l2_stream built
         # over the variant (a few seconds of compile each), so a legal
         # choice is judged by the fuzz harness's invariants too. `tools/certify
