@@ -61,7 +61,8 @@ def fail_entries(rows):
             "assertion": capped(first.get("assertion") or first.get("message", "")),
             "reproducer": reproducer(first) if first else [],
             "rerun": first.get("rerun", ""),
-            "more": [f["test"] for f in failures[1:]],
+            # The other failing tests, each with the input a stage found.
+            "more": [(f["test"], f.get("reproducer", "")) for f in failures[1:]],
         })
     return out
 
@@ -125,7 +126,8 @@ def render_markdown(document):
         if e["more"]:
             lines.append("- %d more failing test%s (all under Failures below): %s" % (
                 len(e["more"]), "" if len(e["more"]) == 1 else "s",
-                ", ".join("`%s`" % t for t in e["more"])))
+                ", ".join("`%s`%s" % (t, " (input `%s`)" % i if i else "")
+                          for t, i in e["more"])))
         lines.append("")
     line = outcome_line(document)
     if line:

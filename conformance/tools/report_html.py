@@ -203,7 +203,8 @@ def _action(report):
         if e["more"]:
             out.append("<p>%d more failing test%s (in the clause's drill-down): %s</p>" % (
                 len(e["more"]), "" if len(e["more"]) == 1 else "s",
-                ", ".join("<code>%s</code>" % _e(t) for t in e["more"])))
+                ", ".join("<code>%s</code>%s" % (_e(t), " (input <code>%s</code>)" % _e(i)
+                                                 if i else "") for t, i in e["more"])))
         out.append("</div>")
     line = action.outcome_line(report)
     if line:
