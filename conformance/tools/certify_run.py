@@ -234,12 +234,16 @@ def annotate(cases, path, tag, root, env=None):
     region dump when the test wrote one (the L2 and L3 fixtures do, as
     dumps/<tag>/<Suite>.<Test>.region under `root`; runtime and Python tests
     write none)."""
-    prefix = "".join("%s=%s " % (k, v) for k, v in sorted((env or {}).items()))
+    env_text = " ".join("%s=%s" % (k, v) for k, v in sorted((env or {}).items()))
     for case in cases:
         if case.failures:
             test = "%s.%s" % (case.suite, case.name)
             case.properties["rerun"] = "%sbazel run %s -- --gtest_filter=%s" % (
-                prefix, label_of(path), test)
+                env_text + " " if env_text else "", label_of(path), test)
+            # The reproducer, field by field, for the report's opening.
+            case.properties["binary_label"] = label_of(path)
+            if env_text:
+                case.properties["env"] = env_text
             dump = "dumps/%s/%s.region" % (tag, test)
             if os.path.isfile(os.path.join(root, dump)):
                 case.properties["region_dump"] = dump
@@ -322,11 +326,12 @@ def impl_sources(files):
 
 
 def check_expected(path, verdicts, by_id, allow_untested, cases=()):
-    """0 when the verdicts are the expected ones (a legal variant), else 1 with
-    each difference printed. A FAIL not listed is a suite defect (the variant
-    is correct by construction), so it is named as such; so is a failed test
-    that is not one of the expected FAILs' (whatever its clauses' verdicts:
-    an ambiguity's deviation or a clause not applicable here hides nothing)."""
+    """(0, [what held]) when the verdicts are the expected ones (a legal
+    variant), else (1, lines naming each difference). A FAIL not listed is a
+    suite defect (the variant is correct by construction), so it is named as
+    such; so is a failed test that is not one of the expected FAILs'
+    (whatever its clauses' verdicts: an ambiguity's deviation or a clause not
+    applicable here hides nothing)."""
     with open(path) as f:
         want = json.load(f)
     unknown = [c for c in list(want.get("fail", [])) + list(want.get("readings", {}))
@@ -361,10 +366,9 @@ def check_expected(path, verdicts, by_id, allow_untested, cases=()):
                 v.clause["id"] not in allowed):
             problems.append("%s=UNTESTED (%s)" % (v.clause["id"], v.detail))
     if problems:
-        print("verdicts differ from %s:\n  %s" % (os.path.basename(path), "\n  ".join(problems)))
-        return 1
-    print("verdicts are the expected ones (%s)" % os.path.basename(path))
-    return 0
+        return 1, ["verdicts differ from %s:" % os.path.basename(path)] + [
+            "  " + p for p in problems]
+    return 0, ["verdicts are the expected ones (%s)" % os.path.basename(path)]
 
 
 def certification_status(args, verdicts, cases):
@@ -399,10 +403,9 @@ def certification_status(args, verdicts, cases):
             len(extra), "" if len(extra) == 1 else "s", (": " + ", ".join(extra)) if extra else ""))
         return status, lines
     if args.expected_verdicts:
-        # check_expected prints its own lines.
-        status = check_expected(args.expected_verdicts, verdicts, by_id, args.allow_untested,
-                                cases) or status
-        return status, lines
+        got, said = check_expected(args.expected_verdicts, verdicts, by_id, args.allow_untested,
+                                   cases)
+        return got or status, lines + said
     if args.require_pass:
         allowed = set(c for c in args.allow_untested.split(",") if c)
         roles = set(r for r in args.require_pass_roles.split(",") if r)
@@ -420,6 +423,17 @@ def certification_status(args, verdicts, cases):
     return status, lines
 
 
+def mode_of(args):
+    """What certification_status checks the verdicts against, in words."""
+    if args.expect_fail:
+        return "a mutant: its clauses %s must FAIL" % args.expect_fail
+    if args.expected_verdicts:
+        return "a legal variant: the verdicts in %s" % os.path.basename(args.expected_verdicts)
+    if args.require_pass:
+        return "every judged clause must PASS and every test pass"
+    return "every test must pass"
+
+
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -430,28 +444,8 @@ def stage_summary(runs):
     """One clause per stage, in run order: "suite 27 binaries PASS" for a
     stage of one run, "noncoherent 48 runs: 46 PASS, 2 FAIL (a, b)" for more,
     naming the runs that did not pass."""
-    order, by_stage = [], {}
-    for r in runs:
-        if r.stage not in by_stage:
-            order.append(r.stage)
-            by_stage[r.stage] = []
-        by_stage[r.stage].append(r)
-    parts = []
-    for stage in order:
-        group = by_stage[stage]
-        if len(group) == 1:
-            parts.append("%s %s %s" % (stage, group[0].what, group[0].status))
-            continue
-        counts = {}
-        for r in group:
-            counts[r.status] = counts.get(r.status, 0) + 1
-        text = "%s %d runs: %s" % (stage, len(group), ", ".join(
-            "%d %s" % (counts[k], k) for k in sorted(counts)))
-        bad = [r.what for r in group if r.status != "PASS"]
-        if bad and len(bad) < len(group):
-            text += " (not PASS: %s)" % ", ".join(bad)
-        parts.append(text)
-    return "; ".join(parts)
+    return "; ".join(S.kind_line(stage, group)
+                     for stage, group in S.kinds([r.to_json() for r in runs]))
 
 
 def main(argv):
@@ -540,8 +534,10 @@ def main(argv):
                 runs.append(gtest_stage("noncoherent", mi, tag, path,
                                         env={"SPSQ_COHERENCE": policy}))
             else:
-                runs.append(S.not_run("noncoherent", tag, "not run at depth %s (it runs at "
-                                      "standard and deep)" % depth))
+                # Named as a run would be: one section is built per MaxInflight.
+                runs.append(S.not_run("noncoherent", "mi%s:%s" % (mi, tag) if int(mi) else tag,
+                                      "not run at depth %s (it runs at standard and deep)" %
+                                      depth))
     if suite_runs:
         suite = S.StageRun("suite", "%d binaries" % len(suite_runs))
         suite.elapsed = sum(r.elapsed for r in suite_runs)
@@ -648,11 +644,14 @@ def main(argv):
     not_run.update(item.split("=", 1) for item in args.stage_not_run)
     identity["stages_not_run"] = not_run
     verdicts = V.compute_verdicts(clauses, cases, args.role, not_run)
-    md = (V.render_markdown(verdicts, identity) + S.render_markdown(runs) +
+    # Decided before the reports are written: they open with what it found.
+    status, lines = certification_status(args, verdicts, cases)
+    outcome = {"status": status, "mode": mode_of(args), "lines": lines}
+    md = (V.render_markdown(verdicts, identity, outcome) + S.render_markdown(runs) +
           coverage.render_markdown(identity.get("coverage")))
-    js = V.render_json(verdicts, identity)
+    js = V.render_json(verdicts, identity, outcome)
     junit = V.render_junit(verdicts, identity)
-    page = report_html.render(V.report_document(verdicts, identity))
+    page = report_html.render(V.report_document(verdicts, identity, outcome))
     for name, text in (("report.md", md), ("report.json", js), ("junit.xml", junit),
                        ("report.html", page)):
         write(os.path.join(out, name), text)
@@ -686,8 +685,6 @@ def main(argv):
         os.path.join(shown, "report.md"), os.path.join(shown, args.name + "-package.tar.gz")))
     print("summary: " + ", ".join("%s %d" % (k, summary[k]) for k in V.ORDER))
     print("stages (depth %s): %s" % (depth, stage_summary(runs)))
-
-    status, lines = certification_status(args, verdicts, cases)
     if lines:
         print("\n".join(lines))
     return status

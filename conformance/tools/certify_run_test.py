@@ -133,13 +133,11 @@ class ExpectedVerdictsTest(unittest.TestCase):
         with os.fdopen(fd, "w") as f:
             json.dump(want, f)
         try:
-            with mock.patch("sys.stdout") as out:
-                status = status_of(cases, expected_verdicts=path,
-                                   allow_untested=allow_untested)[0]
-            printed = "".join(c.args[0] for c in out.write.call_args_list)
+            status, lines = status_of(cases, expected_verdicts=path,
+                                      allow_untested=allow_untested)
         finally:
             os.unlink(path)
-        return status, printed
+        return status, "\n".join(lines)
 
     def test_the_expected_verdicts(self):
         cases = [test_case("Passes", "S3.A.1,S3.B.1"),
@@ -296,7 +294,7 @@ class MainTest(unittest.TestCase):
         cat = os.path.join(d, "clauses.json")
         with open(cat, "w") as f:
             json.dump({"clauses": CLAUSES}, f)
-        out = os.path.join(d, "out")
+        out = self.out = os.path.join(d, "out")
         argv = ["--name=cert", "--endpoint-template=E", "--implementation=I",
                 "--catalogue=" + cat, "--binary=1:%s:%s" % (section, binary), "--out=" + out, "--quiet",
                 "--sources", src] + list(extra)
@@ -373,6 +371,68 @@ class MainTest(unittest.TestCase):
         self.assertEqual(R.stage_summary(runs),
                          "suite 3 binaries PASS; noncoherent 3 runs: 1 FAIL, 2 PASS "
                          "(not PASS: b); corpus 2 runs: 2 UNTESTED")
+
+    def read(self, report, name):
+        with open(os.path.join(report, name)) as f:
+            return f.read()
+
+    def test_report_md_opens_with_the_fails_then_the_matrix_then_one_row_per_stage_kind(self):
+        status, rows, report, _ = self.run_main("--role=L2", "--depth=standard",
+                                                fake=FAKE_VISIBILITY)
+        md = self.read(self.out, "report.md")
+        order = [md.index(h) for h in (
+            "## Needs action", "### FAIL S3.A.1", "| clause | level | verdict |", "## Stages",
+            "### noncoherent: 2 runs")]
+        self.assertEqual(order, sorted(order), md)
+        opening = md[order[1]:order[2]]
+        # The first failing test is the suite run under the first policy.
+        label = R.label_of(os.path.join(os.path.dirname(self.out), "pkg", "cert_mi1_s3"))
+        for want in ("first failing test: `mi1:noncoherent_adversarial_s3 S.Passes` "
+                     "(2 of 3 judging tests failed)", "  x.cc:3\n  stale payload\n",
+                     "reproducer: binary `%s`, test `S.Passes`, "
+                     "env `SPSQ_COHERENCE=adversarial`" % label,
+                     "re-run: `SPSQ_COHERENCE=adversarial bazel run %s -- "
+                     "--gtest_filter=S.Passes`" % label,
+                     "1 more failing test (all under Failures below): "
+                     "`mi1:noncoherent_random1_s3 S.Passes`",
+                     "Certification check (every test must pass): failed.",
+                     "certification requires every test to pass; failed: "):
+            self.assertIn(want, opening)
+        stages = md[order[3]:]
+        kind_rows = [l for l in stages.splitlines() if l.startswith("| noncoherent |")]
+        self.assertEqual(kind_rows, ["| noncoherent | 2 | 2 FAIL | 0 s | 2 | 0 |  |"])
+        runs = stages[stages.index("### noncoherent: 2 runs"):]
+        for what in ("mi1:noncoherent_adversarial_s3", "mi1:noncoherent_random1_s3"):
+            self.assertIn("| %s | FAIL |" % what, runs)
+        # report.json: every field a failure had, and the new ones.
+        failure = rows["S3.A.1"]["failures"][0]
+        self.assertLessEqual({"test", "message", "region", "rerun", "dump"}, set(failure))
+        self.assertEqual((failure["binary"], failure["env"], failure["assertion"]),
+                         (label, "SPSQ_COHERENCE=adversarial",
+                          "x.cc:3\nstale payload"))
+        self.assertEqual(report["outcome"]["status"], 1)
+
+    def test_a_clean_report_says_so_in_one_line_and_lists_what_else_needs_action(self):
+        expected = os.path.join(tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR")),
+                                "variant.expected.json")
+        with open(expected, "w") as f:
+            json.dump({"fail": ["S3.B.1"]}, f)
+        status, rows, report, _ = self.run_main(
+            "--expected-verdicts=" + expected, "--stage-not-run=W.INTEROP.1=no runtime",
+            "--depth=quick", fake=FAKE_VISIBILITY)
+        self.assertEqual((status, rows["S3.A.1"]["verdict"]), (1, V.PASS))
+        md = self.read(self.out, "report.md")
+        opening = md[md.index("## Needs action"):md.index("## Clauses")].splitlines()
+        self.assertEqual(opening[2], "No FAIL: none of the 1 clauses judged here failed.")
+        self.assertNotIn("### FAIL", md)
+        # What else needs action: the verdict the variant's list wants and did
+        # not get, and the UNTESTED clauses by reason.
+        self.assertIn("Certification check (a legal variant: the verdicts in "
+                      "variant.expected.json): failed.", opening)
+        self.assertIn("- S3.B.1=UNTESTED, expected FAIL", opening)
+        self.assertIn("| 2 | no test in this certification covers it | S3.B.1, AMB.X |",
+                      opening)
+        self.assertIn("| 1 | no runtime | W.INTEROP.1 |", opening)
 
     def test_the_failed_test_fails_the_certification(self):
         status, _, _, printed = self.run_main("--require-pass", "--allow-untested=S3.B.1")

@@ -1,11 +1,15 @@
 """report.html: the certification's verdicts as one self-contained page.
 
-The page holds the clause matrix (one row per clause, one column per
+The page opens with what needs action (action.py): each FAIL clause with
+its first assertion, reproducer and re-run command, or one line saying there
+is none; then the runner's unexpected results and the UNTESTED clauses by
+reason. The clause matrix follows (one row per clause, one column per
 MaxInflight configuration and stage: the suite's sections, interop, the wrap
-run) and, per clause, a drill-down: the spec sentence, the requirement, the
-tests that judged it, the first failing assertion with the decoded region,
-and the command that re-runs the test alone. No network, no external files:
-it opens from the package as it is.
+run) with, per clause, a drill-down: the spec sentence, the requirement, the
+tests that judged it, every failing assertion with the decoded region, and
+the command that re-runs the test alone. Then the stages, one folded row per
+stage kind that opens on its runs. No network, no external files: it opens
+from the package as it is.
 
   python3 conformance/tools/report_html.py report.json > report.html
 
@@ -15,6 +19,9 @@ Opening the page with #clause=<ID> unfolds that clause's drill-down.
 import html
 import json
 import sys
+
+import action
+import stages as S
 
 # A binary's section -> the stage column it belongs to, where the report
 # does not say (reports written before binaries carried their stage).
@@ -33,6 +40,18 @@ tr.clause{cursor:pointer}tr.drill td{background:#fafafa}
 tr.drill pre{white-space:pre-wrap;max-height:24em;overflow:auto;background:#fff;
 border:1px solid #ddd;padding:4px}
 .filters button{margin-right:4px}.hidden{display:none}
+#action{border:2px solid #c33;padding:0 1em 1em;margin:1em 0}
+#action.no-fail{border-color:#6a6}
+.fail-item{border-top:1px solid #ddd;padding-top:.3em}
+.fail-item h3{margin:.4em 0;font-size:1.05em}
+pre.assertion{white-space:pre-wrap;background:#fff5f5;border:1px solid #e3b3b3;padding:4px;
+margin:.3em 0}
+.repro{margin:.2em 0}.repro code,.rerun code{background:#f3f3f3;padding:0 3px}
+details.stage-kind{border:1px solid #ccc;margin:0 0 -1px}
+details.stage-kind>summary{cursor:pointer;padding:2px 6px;list-style:none}
+details.stage-kind>summary::before{content:"\\25B8 "}
+details.stage-kind[open]>summary::before{content:"\\25BE "}
+details.stage-kind table{margin:2px 6px 6px 1.5em}
 """
 
 _JS = """
@@ -51,10 +70,13 @@ function only(verdict){
 document.querySelectorAll('tr.clause').forEach(function(r){
   r.addEventListener('click', function(){ toggle(r.dataset.id); });
 });
-var m = /#clause=([^&]+)/.exec(location.hash);
-if(m){ toggle(decodeURIComponent(m[1]), true);
-  var row=document.getElementById('row-'+decodeURIComponent(m[1]));
-  if(row) row.scrollIntoView(); }
+function openHash(){
+  var m = /#clause=([^&]+)/.exec(location.hash); if(!m) return;
+  var id=decodeURIComponent(m[1]); toggle(id, true);
+  var row=document.getElementById('row-'+id); if(row) row.scrollIntoView();
+}
+window.addEventListener('hashchange', openHash);
+openHash();
 document.body.dataset.rendered = String(document.querySelectorAll('tr.clause').length);
 """
 
@@ -116,31 +138,95 @@ def cell_status(row, col, stage_of=None):
     return "ran", len(tests)
 
 
+def _run_rows(r):
+    """A stage run's row and its findings' rows."""
+    budget = " / %d s" % r["budget_s"] if r.get("budget_s") else ""
+    rows = ['<tr class="stage v-%s" id="stage-%s-%s"><td>%s</td><td>%s</td>'
+            "<td>%.0f s%s</td><td>%d</td><td>%d</td><td>%s</td></tr>" % (
+                _e(r["status"]), _e(r["stage"]), _e(r["what"]), _e(r["what"]),
+                _e(r["status"]), r["elapsed_s"], budget, r["execs"], len(r["findings"]),
+                _e(r["reason"]))]
+    for i, f in enumerate(r["findings"]):
+        rows.append('<tr class="finding" id="finding-%s-%s-%d"><td colspan="6">finding %d: '
+                    "<b>%s</b> %s at <code>%s</code>; reproducer <code>%s</code>; replay: "
+                    "<code>%s</code></td></tr>" % (
+                        _e(r["stage"]), _e(r["what"]), i, i,
+                        _e(",".join(f["clauses"]) or "no clause"), _e(f["message"]),
+                        _e(f["where"]), _e(f.get("reproducer", "")), _e(f.get("replay", ""))))
+    return rows
+
+
 def _stage_table(identity):
+    """One folded row per stage kind (its counts); opened, the kind's runs."""
     runs = identity.get("stages") or []
     if not runs:
         return ""
-    rows = []
-    for r in runs:
-        budget = " / %d s" % r["budget_s"] if r.get("budget_s") else ""
-        rows.append('<tr class="stage v-%s" id="stage-%s-%s"><td>%s</td><td>%s</td><td>%s</td>'
-                    "<td>%.0f s%s</td><td>%d</td><td>%d</td><td>%s</td></tr>" % (
-                        _e(r["status"]), _e(r["stage"]), _e(r["what"]), _e(r["stage"]),
-                        _e(r["what"]), _e(r["status"]),
-                        r["elapsed_s"], budget, r["execs"], len(r["findings"]),
-                        _e(r["reason"])))
-        for i, f in enumerate(r["findings"]):
-            rows.append('<tr class="finding" id="finding-%s-%s-%d"><td colspan="7">finding %d: '
-                        "<b>%s</b> %s at <code>%s</code>; reproducer <code>%s</code>; replay: "
-                        "<code>%s</code></td></tr>" % (
-                            _e(r["stage"]), _e(r["what"]), i, i,
-                            _e(",".join(f["clauses"]) or "no clause"),
-                                        _e(f["message"]), _e(f["where"]),
-                                        _e(f.get("reproducer", "")), _e(f.get("replay", ""))))
-    return ('<h2>Stages (depth %s)</h2><table id="stages"><thead><tr><th>stage</th><th>what'
-            "</th><th>status</th><th>elapsed</th><th>execs</th><th>findings</th><th>detail"
-            "</th></tr></thead><tbody>%s</tbody></table>" % (
-                _e(identity.get("depth", "?")), "".join(rows)))
+    out = ['<section id="stages"><h2>Stages (depth %s)</h2>' % _e(identity.get("depth", "?"))]
+    for stage, group in S.kinds(runs):
+        elapsed, budget, execs, found = S.kind_totals(group)
+        status = S.kind_status(group)
+        detail = S.kind_detail(group)
+        out.append(
+            '<details class="stage-kind" id="kind-%s"><summary class="v-%s"><b>%s</b>: %d run%s: '
+            "%s; %.0f s%s, %d execs, %d findings%s</summary>"
+            '<table class="runs"><thead><tr><th>what</th><th>status</th><th>elapsed</th>'
+            "<th>execs</th><th>findings</th><th>detail</th></tr></thead><tbody>%s"
+            "</tbody></table></details>" % (
+                _e(stage), _e(status), _e(stage), len(group), "" if len(group) == 1 else "s",
+                _e(S.kind_counts(group)), elapsed, " / %d s" % budget if budget else "", execs,
+                found, " &mdash; " + _e(detail) if detail else "",
+                "".join(row for r in group for row in _run_rows(r))))
+    out.append("</section>")
+    return "".join(out)
+
+
+def _action(report):
+    """The opening: the FAIL clauses, or one line saying there is none; then
+    the unexpected results and the UNTESTED clauses by reason."""
+    rows = report.get("clauses", [])
+    fails = action.fail_entries(rows)
+    bad = action.unexpected(report)
+    groups = action.untested_groups(rows)
+    out = ['<section id="action"%s><h2>Needs action</h2>' % ("" if fails else ' class="no-fail"')]
+    if not fails:
+        out.append('<p class="verdict-line">%s</p>' % _e(action.no_fail_line(rows)))
+    for e in fails:
+        repro = ", ".join("%s <code>%s</code>" % (_e(k), _e(v)) for k, v in e["reproducer"])
+        out.append(
+            '<div class="fail-item" id="fail-%s"><h3><a href="#clause=%s">FAIL %s</a> (%s)</h3>'
+            "<p>%s</p><p>First failing test: <code>%s</code> (%s)</p>"
+            '<pre class="assertion">%s</pre><p class="repro">Reproducer: %s</p>' % (
+                _e(e["id"]), _e(e["id"]), _e(e["id"]), _e(e["level"]), _e(e["requirement"]),
+                _e(e["test"]), _e(e["detail"].split("; ")[0]), _e(e["assertion"]), repro))
+        if e["rerun"]:
+            out.append('<p class="rerun">Re-run: <code>%s</code></p>' % _e(e["rerun"]))
+        if e["more"]:
+            out.append("<p>%d more failing test%s (in the clause's drill-down): %s</p>" % (
+                len(e["more"]), "" if len(e["more"]) == 1 else "s",
+                ", ".join("<code>%s</code>%s" % (_e(t), " (input <code>%s</code>)" % _e(i)
+                                                 if i else "") for t, i in e["more"])))
+        out.append("</div>")
+    line = action.outcome_line(report)
+    if line:
+        out.append('<p class="outcome">%s</p>' % _e(line))
+    if fails and (bad or groups):
+        out.append("<h3>Also needs action</h3>")
+    if bad:
+        out.append('<p>Unexpected results:</p><ul class="unexpected">%s</ul>' % "".join(
+            "<li>%s</li>" % _e(l) for l in bad))
+    if groups:
+        out.append(
+            '<p>UNTESTED clauses (%d), by reason:</p><table id="untested"><thead><tr>'
+            "<th>clauses</th><th>reason</th><th>IDs</th></tr></thead><tbody>%s</tbody></table>" % (
+                sum(len(ids) for _, ids in groups), "".join(
+                    "<tr><td>%d</td><td>%s</td><td>%s</td></tr>" % (
+                        len(ids), _e(reason), ", ".join(
+                            '<a href="#clause=%s">%s</a>' % (_e(i), _e(i)) for i in ids))
+                    for reason, ids in groups)))
+    if not fails and not bad and not groups:
+        out.append("<p>Nothing else needs action: no unexpected result, no UNTESTED clause.</p>")
+    out.append("</section>")
+    return "".join(out)
 
 
 def _drill(row, ncols):
@@ -207,15 +293,10 @@ def render(report):
                                 for k in ("implementation", "endpoint_template",
                                           "suite_revision", "build_hash", "toolchain")
                                 if k in identity) + "</ul>")
-    not_run = identity.get("stages_not_run") or {}
-    if not_run:
-        out.append("<p>Stages not run: " + "; ".join(
-            "%s: %s" % (_e(k), _e(v)) for k, v in sorted(not_run.items())) + "</p>")
-    out.append('<p class="summary">' + ", ".join(
+    out.append(_action(report))
+    out.append('<h2 id="clauses">Clauses</h2><p class="summary">' + ", ".join(
         '<span class="v-%s">%s %d</span>' % (_e(k), _e(k), v) for k, v in summary.items()) +
         "</p>")
-    out.append(_stage_table(identity))
-    out.append(_coverage(identity.get("coverage")))
     out.append('<p class="filters">Show: ' + "".join(
         "<button onclick=\"only('%s')\">%s</button>" % (v, v) for v in
         ("all", "FAIL", "UNTESTED", "INTERPRETATION", "PASS", "NOT-APPLICABLE")) + "</p>")
@@ -240,7 +321,14 @@ def render(report):
                        _e(row["id"]), _e(row["level"]), _e(row["verdict"]), "".join(cells),
                        _e(row["requirement"])))
         out.append(_drill(row, ncols))
-    out.append("</tbody></table><script>%s</script></body></html>" % _JS)
+    out.append("</tbody></table>")
+    out.append(_stage_table(identity))
+    not_run = identity.get("stages_not_run") or {}
+    if not_run:
+        out.append("<p>Stages not run: " + "; ".join(
+            "%s: %s" % (_e(k), _e(v)) for k, v in sorted(not_run.items())) + "</p>")
+    out.append(_coverage(identity.get("coverage")))
+    out.append("<script>%s</script></body></html>" % _JS)
     return "\n".join(out) + "\n"
 
 

@@ -187,6 +187,7 @@ def finding_case(run, index, finding):
     text = "%s at %s" % (finding["message"], finding["where"])
     if finding.get("reproducer"):
         text += "\nreproducer: %s" % finding["reproducer"]
+        case.properties["reproducer"] = finding["reproducer"]
     case.failures.append(text)
     if finding.get("replay"):
         case.properties["rerun"] = finding["replay"]
@@ -369,17 +370,93 @@ def cases_of(run):
     return cases or [clean_case(run)]
 
 
+def kinds(runs):
+    """[(stage, [runs])] in the order each stage first ran; runs are
+    StageRun.to_json() dicts."""
+    order, by_stage = [], {}
+    for r in runs:
+        if r["stage"] not in by_stage:
+            order.append(r["stage"])
+            by_stage[r["stage"]] = []
+        by_stage[r["stage"]].append(r)
+    return [(stage, by_stage[stage]) for stage in order]
+
+
+def kind_status(group):
+    """FAIL if a run failed, else UNTESTED if one did not run, else PASS."""
+    statuses = {r["status"] for r in group}
+    for status in ("FAIL", "UNTESTED"):
+        if status in statuses:
+            return status
+    return "PASS"
+
+
+def kind_counts(group):
+    """"46 PASS, 2 FAIL"-style counts of a kind's run statuses."""
+    counts = {}
+    for r in group:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    return ", ".join("%d %s" % (counts[k], k) for k in sorted(counts))
+
+
+def kind_detail(group):
+    """What a kind's folded row says past its counts: the runs that did not
+    pass when some did, the reason when none ran and all for one reason,
+    else "" (each run's own detail is in its row)."""
+    bad = [r["what"] for r in group if r["status"] != "PASS"]
+    if bad and len(bad) < len(group):
+        return "not PASS: " + ", ".join(bad)
+    reasons = {r["reason"] for r in group}
+    if len(reasons) == 1 and all(r["status"] == "UNTESTED" for r in group):
+        return reasons.pop()
+    return ""
+
+
+def kind_line(stage, group):
+    """One stage kind in a line: "suite 27 binaries PASS" for one run,
+    "noncoherent 48 runs: 46 PASS, 2 FAIL (not PASS: a, b)" for more, naming
+    the runs that did not pass."""
+    if len(group) == 1:
+        return "%s %s %s" % (stage, group[0]["what"], group[0]["status"])
+    text = "%s %d runs: %s" % (stage, len(group), kind_counts(group))
+    bad = [r["what"] for r in group if r["status"] != "PASS"]
+    if bad and len(bad) < len(group):
+        text += " (not PASS: %s)" % ", ".join(bad)
+    return text
+
+
+def kind_totals(group):
+    """(elapsed s, budget s, execs, findings) over a kind's runs."""
+    return (sum(r["elapsed_s"] for r in group), sum(r.get("budget_s") or 0 for r in group),
+            sum(r["execs"] for r in group), sum(len(r["findings"]) for r in group))
+
+
 def render_markdown(runs):
-    """The stage table of report.md."""
+    """The stage table of report.md: one row per stage kind, then each
+    kind's runs, then the findings."""
     if not runs:
         return ""
-    lines = ["", "## Stages", "", "| stage | what | status | elapsed | execs | findings | "
-             "detail |", "|---|---|---|---|---|---|---|"]
-    for r in runs:
-        budget = " / %d s" % r.budget if r.budget else ""
-        lines.append("| %s | %s | %s | %.0f s%s | %d | %d | %s |" % (
-            r.stage, r.what, r.status, r.elapsed, budget, r.execs, len(r.findings),
-            r.reason.replace("|", "\\|")))
+    grouped = kinds([r.to_json() for r in runs])
+    lines = ["", "## Stages", "", "One row per stage kind; its runs are listed below.", "",
+             "| stage | runs | status | elapsed | execs | findings | detail |",
+             "|---|---|---|---|---|---|---|"]
+    for stage, group in grouped:
+        elapsed, budget, execs, found = kind_totals(group)
+        lines.append("| %s | %d | %s | %.0f s%s | %d | %d | %s |" % (
+            stage, len(group), kind_counts(group), elapsed,
+            " / %d s" % budget if budget else "", execs, found,
+            kind_detail(group).replace("|", "\\|")))
+    for stage, group in grouped:
+        lines += ["", "### %s: %d run%s" % (stage, len(group), "" if len(group) == 1 else "s"),
+                  "", "| what | status | elapsed | execs | findings | detail |",
+                  "|---|---|---|---|---|---|"]
+        for r in group:
+            budget = " / %d s" % r["budget_s"] if r.get("budget_s") else ""
+            lines.append("| %s | %s | %.0f s%s | %d | %d | %s |" % (
+                r["what"], r["status"], r["elapsed_s"], budget, r["execs"], len(r["findings"]),
+                r["reason"].replace("|", "\\|")))
+    if any(r.findings for r in runs):
+        lines.append("")
     for r in runs:
         for i, f in enumerate(r.findings):
             lines.append("- **%s %s finding %d** (%s): %s at `%s`; reproducer `%s`; replay: "

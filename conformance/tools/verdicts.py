@@ -18,10 +18,12 @@ Verdict per clause (for one certification):
   UNTESTED        no covering test ran in this certification (reason given)
 """
 
+import collections
 import html
 import json
 import xml.etree.ElementTree as ET
 
+import action
 import catalogue
 
 PASS = "PASS"
@@ -168,6 +170,25 @@ def parse_gtest_xml(path, binary):
     return cases
 
 
+# One failing test of a FAIL clause: its name, the failure texts that judge
+# the clause, the decoded region, the command that runs it alone, its region
+# dump in the package; then its first assertion and its reproducer: the
+# binary's label, the environment its stage set, the input a stage found.
+Failure = collections.namedtuple(
+    "Failure", "test message region rerun dump assertion binary env reproducer")
+
+
+def failure_of(test, clause_id):
+    """The Failure record of `test` for clause `clause_id` (a test that only
+    broke an invariant of it has no text of its own)."""
+    own = test.failures_judging(clause_id)
+    p = test.properties
+    return Failure(test.full_name, "\n".join(own) or "invariant broken", p.get("region", ""),
+                   p.get("rerun", ""), p.get("region_dump", ""),
+                   first_assertion(own[0]) if own else "invariant broken",
+                   p.get("binary_label", ""), p.get("env", ""), p.get("reproducer", ""))
+
+
 class Verdict(object):
     def __init__(self, clause, verdict, detail, tests=None, readings=None, failures=None):
         self.clause = clause
@@ -175,8 +196,7 @@ class Verdict(object):
         self.detail = detail
         self.tests = tests or []
         self.readings = readings or {}
-        # (test name, message, region, re-run command, region dump in the package)
-        self.failures = failures or []
+        self.failures = failures or []  # Failure records
         self.cases = {}  # checklist case key -> PASS / FAIL / skipped / not judged here
 
     def to_json(self):
@@ -196,8 +216,7 @@ class Verdict(object):
             out["readings"] = self.readings
             out["interpretation"] = c.get("interpretation")
         if self.failures:
-            out["failures"] = [{"test": t, "message": m, "region": r, "rerun": cmd, "dump": dump}
-                               for t, m, r, cmd, dump in self.failures]
+            out["failures"] = [f._asdict() for f in self.failures]
         if self.cases:
             out["cases"] = self.cases
         return out
@@ -248,6 +267,12 @@ def not_applicable_note(covering):
         return ""
     return "; %d not applicable: %s" % (len(na), "; ".join(
         sorted({not_applicable_why(t)[len("not applicable:"):].strip() for t in na})))
+
+
+def first_assertion(message):
+    """The assertion a failure text opens with: its lines before the
+    SPSQ_JUDGING trace GoogleTest appends."""
+    return message.split(TRACE_HEADER, 1)[0].strip()
 
 
 def first_failure_line(message):
@@ -312,10 +337,7 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
                     first.full_name, first_line(first)), names, readings=readings))
             continue
         if failed:
-            failures = [(t.full_name, "\n".join(t.failures_judging(c["id"])) or
-                         "invariant broken", t.properties.get("region", ""),
-                         t.properties.get("rerun", ""), t.properties.get("region_dump", ""))
-                        for t in failed]
+            failures = [failure_of(t, c["id"]) for t in failed]
             first = failed[0]
             where = "".join("; %s: %s" % (k, first.properties[p]) for k, p in (
                 ("re-run", "rerun"), ("region", "region_dump")) if first.properties.get(p))
@@ -386,7 +408,7 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
         v.cases = case_statuses(v.clause, by_clause.get(v.clause["id"], []))
         open_cases = sorted(k for k, st in v.cases.items() if st not in (PASS, FAIL))
         if open_cases:
-            v.detail += "; cases not judged here: " + ", ".join(
+            v.detail += action.CASES_NOTE + ", ".join(
                 "%s (%s)" % (k, v.cases[k]) for k in open_cases)
     return verdicts
 
@@ -417,15 +439,19 @@ def _md_cell(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(verdicts, identity):
+def render_markdown(verdicts, identity, outcome=None):
+    """report.md up to the stage table: the identity, what needs action (the
+    FAIL clauses first), the counts, the clause matrix, the failures in full
+    and the interpretations."""
     lines = ["# SPSQ %s certification: %s" % (identity.get("role", "L2"), identity.get("name", "?")),
              ""]
     for key in ("implementation", "endpoint_template", "suite_revision", "build_hash",
                 "toolchain", "max_inflight"):
         if key in identity:
             lines.append("- %s: `%s`" % (key.replace("_", " "), identity[key]))
+    lines += ["", action.render_markdown(report_document(verdicts, identity, outcome)).rstrip()]
     c = counts(verdicts)
-    lines += ["", "| verdict | clauses |", "|---|---|"]
+    lines += ["", "## Clauses", "", "| verdict | clauses |", "|---|---|"]
     lines += ["| %s | %d |" % (k, c[k]) for k in ORDER]
     lines += ["", "By level:", "", "| level | " + " | ".join(ORDER) + " |",
               "|---|" + "---|" * len(ORDER)]
@@ -443,11 +469,11 @@ def render_markdown(verdicts, identity):
             lines += ["### %s (%s)" % (v.clause["id"], v.clause["level"]), "",
                       "> " + v.clause["requirement"], "",
                       "Spec text: \"%s\"" % v.clause["text"].replace("\n", " "), ""]
-            for test, message, region, _, _ in v.failures:
-                lines += ["- `%s`" % test, "", "```", message.strip(), "```", ""]
-                if region:
+            for f in v.failures:
+                lines += ["- `%s`" % f.test, "", "```", f.message.strip(), "```", ""]
+                if f.region:
                     lines += ["  Region at failure (`spsq inspect`):", "", "```",
-                              region.strip(), "```", ""]
+                              f.region.strip(), "```", ""]
     interp = [v for v in verdicts if v.verdict == INTERPRETATION]
     if interp:
         lines += ["", "## Interpretations", ""]
@@ -460,14 +486,19 @@ def render_markdown(verdicts, identity):
     return "\n".join(lines) + "\n"
 
 
-def report_document(verdicts, identity):
-    """The report as data: what report.json holds and report.html renders."""
-    return {"identity": identity, "summary": counts(verdicts),
-            "by_level": counts_by_level(verdicts), "clauses": [v.to_json() for v in verdicts]}
+def report_document(verdicts, identity, outcome=None):
+    """The report as data: what report.json holds and report.html renders.
+    `outcome` is the runner's check of the certification: {"status": its
+    exit status, "mode": what it was checked against, "lines": what it said}."""
+    out = {"identity": identity, "summary": counts(verdicts),
+           "by_level": counts_by_level(verdicts), "clauses": [v.to_json() for v in verdicts]}
+    if outcome is not None:
+        out["outcome"] = outcome
+    return out
 
 
-def render_json(verdicts, identity):
-    return json.dumps(report_document(verdicts, identity), indent=1) + "\n"
+def render_json(verdicts, identity, outcome=None):
+    return json.dumps(report_document(verdicts, identity, outcome), indent=1) + "\n"
 
 
 def render_junit(verdicts, identity):
@@ -489,8 +520,8 @@ def render_junit(verdicts, identity):
                        v.verdict, html.escape(v.clause["level"], quote=True)))
         if v.verdict == FAIL:
             body = "Requirement: %s\n\n" % v.clause["requirement"]
-            for test, message, region, _, _ in v.failures:
-                body += "%s\n%s\n%s\n" % (test, message, region)
+            for f in v.failures:
+                body += "%s\n%s\n%s\n" % (f.test, f.message, f.region)
             out.append('      <failure message="%s">%s</failure>' % (
                 html.escape(v.clause["requirement"], quote=True), html.escape(body)))
         elif v.verdict in (UNTESTED, NOT_APPLICABLE):
