@@ -21,6 +21,9 @@ Usage (from the repository root):
   python3 conformance/tools/reference_edits.py diff [core/FILE ...]
       prints the diff, in the anchored form, of core/ files changed in the
       work tree against git HEAD (all changed reference files by default).
+  python3 conformance/tools/reference_edits.py diff --from TREE
+      the same of the files under TREE/core/ (an edited copy, e.g. the
+      `<name>_tree` a genrule made) against core/ as it is.
   python3 conformance/tools/reference_edits.py tables --write | --check
       rewrites (or compares) the generated mutant and variant tables of the
       docs (between their `<!-- generated: NAME -->` markers).
@@ -293,8 +296,10 @@ def _anchor(lines):
 def make_diff(path, old_text, new_text):
     """The anchored unified diff of one file (see the module docstring):
     minimal hunks, each widened by comment-free code lines (removed and
-    re-added) until its removed lines hold code and occur once. Raises EditError where that is impossible (a
-    change between comments or blank lines only)."""
+    re-added) until its removed lines hold code and occur once. Raises
+    EditError on a change that removes or rewrites a comment line of the
+    reference, and where no anchor exists (a change between comments or blank
+    lines only)."""
     a = old_text.split("\n")
     b = new_text.split("\n")
     ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
@@ -304,6 +309,11 @@ def make_diff(path, old_text, new_text):
     ranges = []  # [s, e, [ops]]
     for op in ops:
         _, i1, i2, _, _ = op
+        for i in range(i1, i2):
+            if is_comment_line(a[i]):
+                raise EditError("%s: the change rewrites the reference comment at line %d (%r): "
+                                "keep it and add a comment line of your own" %
+                                (path, i + 1, a[i].strip()))
         s, e = i1, i2
         while not any(is_code_line(t) for t in a[s:e]) or count_block(a, a[s:e]) != 1:
             if s > 0 and is_clean_code_line(a[s - 1]):
@@ -511,12 +521,25 @@ def main(argv):
     root = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or \
         os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     os.chdir(root)
+    every = sorted(set().union(*(file_list(k) for k in FILE_LISTS)))
+    if len(argv) == 3 and argv[:2] == ["diff", "--from"]:
+        tree = argv[2] if os.path.isabs(argv[2]) else os.path.join(os.environ.get("PWD", "."), argv[2])
+        out = ""
+        for p in every:
+            copy = os.path.join(tree, p)
+            if os.path.isfile(copy):
+                with open(p, encoding="utf-8") as f, open(copy, encoding="utf-8") as g:
+                    out += make_diff(p, f.read(), g.read())
+        if not out:
+            print("no file under %s differs from core/" % tree, file=sys.stderr)
+            return 1
+        sys.stdout.write(out)
+        return 0
     if len(argv) >= 1 and argv[0] == "diff":
         paths = argv[1:]
         if not paths:
             changed = subprocess.run(["git", "diff", "--name-only", "HEAD", "--", "core"],
                                      check=True, capture_output=True, text=True).stdout.split()
-            every = set().union(*(file_list(k) for k in FILE_LISTS))
             paths = [p for p in changed if p in every]
         if not paths:
             print("no changed reference file under core/", file=sys.stderr)

@@ -135,6 +135,10 @@ class MechanismTest(unittest.TestCase):
         self.assertEqual(R.apply_hunks(text, hunks, "x"), new)
         self.assertEqual(R.lint_hunks(hunks, "x"), [])
 
+    def test_a_rewritten_reference_comment_is_refused(self):
+        with self.assertRaisesRegex(R.EditError, "rewrites the reference comment at line 2"):
+            R.make_diff("core/common/x.h", ORIGINAL, ORIGINAL.replace("Says why", "Says how"))
+
     def test_a_change_between_comments_only_cannot_be_anchored(self):
         with self.assertRaisesRegex(R.EditError, "no comment-free code line"):
             R.make_diff("core/common/x.h", "// a\n// b\n", "// a\nint x;\n// b\n")
