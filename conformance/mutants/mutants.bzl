@@ -6,10 +6,10 @@ at build time and applies one diff (a unified diff over the copies, never an
 fails if the diff no longer applies to the reference, so a refactoring of
 core/ cannot silently turn a mutant into the reference. The mutants are data
 (mutants_data.bzl: a diff and its metadata each); the BUILD file calls
-spsq_mutant_entry for each. The mutant is then
-certified with the same suite, and its test passes only if every clause in
-`expect_fail` comes out FAIL: the suite must catch the defect, clause by
-clause. Legal variants (//conformance/variants) are the mirror image.
+spsq_mutant_entry for each. A mutant is then certified with the same suite,
+and its test passes only if every clause in `expect_fail` comes out FAIL: the
+suite must catch the defect, clause by clause. Legal variants
+(//conformance/variants) are the mirror image.
 
 The mutant endpoints are a product of this package, not its private test code:
 `mutant_endpoint(name)` names mutant `name`'s library (testonly, visible to

@@ -6,8 +6,8 @@ while choosing differently wherever the spec and the wire contract allow (an
 open point, an ambiguity, a MAY): a unified diff against core/ applied at build
 time (//conformance:edited_reference.bzl), with its metadata in
 variants_data.bzl (the BUILD file calls spsq_variant_entry for each). It is
-certified with the whole suite (every
-section, MaxInflight 1 and 4 by default, no 2^32 wrap) against a checked-in
+certified with the whole suite (every section, MaxInflight 1 and 4 by default,
+no 2^32 wrap) against a checked-in
 expected-verdicts file, {"fail": [...], "readings": {...}, "untested": {...}}
 (conformance/tools/certify_run.py, check_expected): the FAILs listed there and
 no other, and the readings it names. Since a variant is correct by
