@@ -1,44 +1,49 @@
-"""edited_reference: the reference L2 endpoint with perl edits, as a library.
+"""edited_reference: the reference L2 endpoint with a diff applied, as a library.
 
 Copies every file of the reference endpoint into the package's own include
-tree at build time and applies edits to the copies (perl substitutions, never
-an #ifdef in the reference). The genrule fails if an edit no longer matches the
-reference, so a refactoring of core/ cannot silently turn an edited endpoint
-back into the reference. Used by mutants (one defect each,
-//conformance/mutants) and legal variants (another allowed choice each,
-//conformance/variants). The files are the one list of core/reference_files.bzl;
-runtime mutants edit the Orchestrator's (core/runtime/orchestrator_files.bzl).
+tree at build time and applies a unified diff to the copies (`patch --fuzz=0`,
+never an #ifdef in the reference). The genrule fails, naming the edited
+endpoint and the file, if the diff no longer applies to the reference, so a
+refactoring of core/ cannot silently turn an edited endpoint back into the
+reference. A diff's hunks are anchored on code lines only
+(conformance/tools/reference_edits.py, checked by
+//conformance/tools:reference_edits_test), so rewording a comment in core/
+breaks none. Used by mutants (one defect each, //conformance/mutants) and legal
+variants (another allowed choice each, //conformance/variants). The files are
+the one list of core/reference_files.bzl; runtime mutants edit the
+Orchestrator's (core/runtime/orchestrator_files.bzl), L3 mutants the L3
+queue's (core/l3/worker_chip_queue_files.bzl).
 """
 
 load("//core:reference_files.bzl", "REFERENCE_FILES")
 
 def edited_reference(
         name,
-        edits,
+        diff,
         visibility = None,
         kind = "edited reference",
         files = REFERENCE_FILES,
         subpackage = "",
         deps = []):
-    """The reference endpoint with `edits` applied.
+    """The reference endpoint with `diff` applied.
 
-    Creates `<name>_sources` (the genrule that copies and edits the files into
-    `<name>_tree/core/`) and `<name>_impl` (the cc_library over the copies,
-    included as "common/..." and "aicpu/..." like //core:endpoint). Both are
-    testonly.
+    Creates `<name>_sources` (the genrule that copies the files into
+    `<name>_tree/core/` and patches them) and `<name>_impl` (the cc_library
+    over the copies, included as "common/..." and "aicpu/..." like
+    //core:endpoint). Both are testonly.
 
     Args:
       name: prefix of the generated targets.
-      edits: list of (file relative to core/, perl substitution) pairs,
-        applied in order with `perl -0pi -e` (so a pattern may span lines);
-        several edits may touch one file. Each must change its file.
+      diff: label of a unified diff whose paths are `a/core/...` and
+        `b/core/...` (from the repository root), over files of `files` only;
+        None copies the files as they are (an L3 queue on an edited engine).
       visibility: visibility of `<name>_impl`.
       kind: what the edited endpoint is ("mutant", "variant"), for messages.
       files: the files copied, relative to core/<subpackage>/ (default: the
-        reference endpoint's); edits name files of this list.
+        reference endpoint's).
       subpackage: the core package the files belong to ("runtime" for the
-        Orchestrator's files, core/runtime/orchestrator_files.bzl); the copies
-        keep their include paths ("runtime/...").
+        Orchestrator's files, "l3" for the L3 queue's); the copies keep their
+        include paths ("runtime/...").
       deps: of `<name>_impl`, for files that need more than the reference
         endpoint's own (the Orchestrator's ORCHESTRATOR_DEPS).
     """
@@ -49,33 +54,11 @@ def edited_reference(
     for f in files:
         cmds.append("mkdir -p $$(dirname $(@D)/%s%s) && cp $(location %s:%s) $(@D)/%s%s" %
                     (tree, f, package, f, tree, f))
-    edited = []
-    for f, expr in edits:
-        if f not in files:
-            fail("%s %s: %s is not a reference file" % (kind, name, f))
-        if "'" in expr:
-            fail("%s %s: edits may not contain single quotes" % (kind, name))
-        copy = "$(@D)/%s%s" % (tree, f)
-        if f not in edited:
-            # The first edit of a file must change it from the reference.
-            before = "$(location %s:%s)" % (package, f)
-            cmds.append("chmod u+w " + copy)
-        else:
-            # A later edit of the same file must change it again.
-            before = copy + ".before"
-            cmds.append("cp %s %s" % (copy, before))
-        cmds.append("perl -0pi -e '%s' %s" % (expr, copy))
-        cmds.append(
-            "if cmp -s %s %s; then " % (before, copy) +
-            "echo \"%s %s: edit did not apply to %s:%s (reference changed?)\" >&2; exit 1; fi" %
-            (kind, name, package, f),
-        )
-        if f in edited:
-            cmds.append("rm " + before)
-        edited.append(f)
+    if diff:
+        _patch(cmds, name, diff, kind)
     native.genrule(
         name = name + "_sources",
-        srcs = ["%s:%s" % (package, f) for f in files],
+        srcs = ["%s:%s" % (package, f) for f in files] + ([diff] if diff else []),
         outs = outs,
         cmd = "\n".join(cmds),
         testonly = True,
@@ -88,4 +71,19 @@ def edited_reference(
         deps = deps,
         testonly = True,
         visibility = visibility,
+    )
+
+def _patch(cmds, name, diff, kind):
+    """Appends the commands that patch the copies under `<name>_tree`."""
+    cmds.append("chmod -R u+w $(@D)/%s_tree" % name)
+
+    # -p1 strips a/ and b/: the paths are core/... under <name>_tree. Rejected
+    # hunks are dropped (-r -), never left beside the copies; patch's own
+    # output names the file and the hunk.
+    cmds.append(
+        "if ! out=$$(patch --batch --forward --fuzz=0 --no-backup-if-mismatch -r - -p1 " +
+        "-d $(@D)/%s_tree < $(location %s) 2>&1); then " % (name, diff) +
+        "echo \"%s %s: $(location %s) does not apply to the reference (core/ changed?):\" >&2; " %
+        (kind, name, diff) +
+        "echo \"$$out\" >&2; exit 1; fi",
     )

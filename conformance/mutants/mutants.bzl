@@ -1,13 +1,15 @@
 """spsq_mutant: the reference L2 endpoint with one semantic defect, certified.
 
 A mutant copies every file of the reference endpoint into its own include tree
-at build time and applies one edit (perl substitutions over the copies, never
-an #ifdef in the reference; see //conformance:edited_reference.bzl). The
-genrule fails if an edit no longer matches the reference, so a refactoring of
-core/ cannot silently turn a mutant into the reference. The mutant is then
-certified with the same suite, and its test passes only if every clause in
-`expect_fail` comes out FAIL: the suite must catch the defect, clause by
-clause. Legal variants (//conformance/variants) are the mirror image.
+at build time and applies one diff (a unified diff over the copies, never an
+#ifdef in the reference; see //conformance:edited_reference.bzl). The genrule
+fails if the diff no longer applies to the reference, so a refactoring of
+core/ cannot silently turn a mutant into the reference. The mutants are data
+(mutants_data.bzl: a diff and its metadata each); the BUILD file calls
+spsq_mutant_entry for each. A mutant is then certified with the same suite,
+and its test passes only if every clause in `expect_fail` comes out FAIL: the
+suite must catch the defect, clause by clause. Legal variants
+(//conformance/variants) are the mirror image.
 
 The mutant endpoints are a product of this package, not its private test code:
 `mutant_endpoint(name)` names mutant `name`'s library (testonly, visible to
@@ -25,28 +27,58 @@ load(
 load("//conformance:edited_reference.bzl", "edited_reference")
 load("//core/l3:worker_chip_queue_files.bzl", "WORKER_CHIP_QUEUE_DEPS", "WORKER_CHIP_QUEUE_HDRS")
 load("//core/runtime:orchestrator_files.bzl", "ORCHESTRATOR_DEPS", "ORCHESTRATOR_FILES")
+load(":mutants_data.bzl", "MUTANTS")
 
-# Mutants whose defect is an ordering or capacity bug: a schedule explorer that
-# drives an endpoint against a wire-level peer must catch each of them.
-ORDERING_MUTANTS = [
-    "tail_before_seq",
-    "capacity_depth_minus_1",
-    "head_out_of_fifo",
-]
+# Mutants whose defect is an ordering or capacity bug (`ordering` in their
+# data): a schedule explorer that drives an endpoint against a wire-level peer
+# must catch each of them.
+ORDERING_MUTANTS = [m["name"] for m in MUTANTS if m.get("ordering")]
 
 def mutant_endpoint(name):
     """The label of mutant `name`'s endpoint: "common/..." and "aicpu/..." headers
     like //core:endpoint, with the mutant's defect. Testonly."""
     return "//conformance/mutants:%s_impl" % name
 
-def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], description = "",
+def spsq_mutant_entry(m):
+    """Builds and certifies the mutant of one entry of MUTANTS, by its kind."""
+    if m["kind"] == "L2":
+        spsq_mutant(
+            name = m["name"],
+            diff = m["diff"],
+            expect_fail = m["expect_fail"],
+            sections = m["sections"],
+            max_inflight = m["max_inflight"],
+            description = m["description"],
+            coherence = m["coherence"],
+        )
+    elif m["kind"] == "L3":
+        spsq_l3_mutant(
+            name = m["name"],
+            diff = m["diff"],
+            engine_diff = m["engine_diff"],
+            expect_fail = m["expect_fail"],
+            sections = m["sections"],
+            description = m["description"],
+            coherence = m["coherence"],
+        )
+    elif m["kind"] == "runtime":
+        spsq_runtime_mutant(
+            name = m["name"],
+            diff = m["diff"],
+            expect_fail = m["expect_fail"],
+            sections = m["sections"],
+            description = m["description"],
+        )
+    else:
+        fail("mutant %s: kind must be L2, L3 or runtime, not %s" % (m["name"], m["kind"]))
+
+def spsq_mutant(name, diff, expect_fail, sections, max_inflight = [1], description = "",
                 coherence = None):
     """Builds and certifies one mutant.
 
     Args:
       name: mutant name; the certification test is `name`.
-      edits: list of (file relative to core/, perl substitution) pairs,
-        applied with `perl -0pi -e` (so a pattern may span lines).
+      diff: label of its unified diff against core/ (reference files).
       expect_fail: clause IDs the suite must report as FAIL.
       sections: suite sections to build (the ones that catch the defect).
       max_inflight: windows to certify.
@@ -57,7 +89,7 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
     """
     edited_reference(
         name = name,
-        edits = edits,
+        diff = diff,
         # A product every stage may link (see the file's docstring).
         visibility = ["//visibility:public"],
         kind = "mutant",
@@ -87,21 +119,21 @@ def spsq_mutant(name, edits, expect_fail, sections, max_inflight = [1], descript
         env = {"SPSQ_COHERENCE": coherence, "SPSQ_OPEN_FLUSH": "A"} if coherence else {},
     )
 
-def spsq_runtime_mutant(name, edits, expect_fail, sections, description = ""):
+def spsq_runtime_mutant(name, diff, expect_fail, sections, description = ""):
     """Builds and certifies one runtime mutant: the reference Orchestrator with
     one defect, the runtime suite's `sections` built against it.
 
     Args:
       name: mutant name; the certification test is `name`.
-      edits: list of (file relative to core/runtime/, perl substitution)
-        pairs over the Orchestrator's files (core/runtime/orchestrator_files.bzl).
+      diff: label of its unified diff against the Orchestrator's files
+        (core/runtime/orchestrator_files.bzl).
       expect_fail: clause IDs the runtime suite must report as FAIL.
       sections: runtime suite sections to build (the ones that catch the defect).
       description: the defect, for the report.
     """
     edited_reference(
         name = name,
-        edits = edits,
+        diff = diff,
         kind = "runtime mutant",
         files = ORCHESTRATOR_FILES,
         subpackage = "runtime",
@@ -116,14 +148,14 @@ def spsq_runtime_mutant(name, edits, expect_fail, sections, description = ""):
         testonly = True,
     )
 
-def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], description = "",
+def spsq_l3_mutant(name, expect_fail, sections, diff = None, engine_diff = None, description = "",
                    coherence = None):
     """Builds and certifies one L3 mutant: the reference L3 queue with one
     defect, behind the reference's own adapter, the L3 suite's `sections`
     linked against it (the suite is compiled once; see spsq_l3_certification).
 
-    The defect is in the L3 queue's own files (`edits`) or in the wire engine
-    it shares with the L2 endpoint (`common_edits`: then the queue is built on
+    The defect is in the L3 queue's own files (`diff`) or in the wire engine
+    it shares with the L2 endpoint (`engine_diff`: then the queue is built on
     an edited copy of that engine, and no section may link the reference L2,
     so l3_interop is refused).
 
@@ -131,32 +163,33 @@ def spsq_l3_mutant(name, expect_fail, sections, edits = [], common_edits = [], d
       name: mutant name; the certification test is `name`.
       expect_fail: clause IDs the L3 suite must report as FAIL.
       sections: L3 suite sections to link (the ones that catch the defect).
-      edits: list of (file relative to core/l3/, perl substitution) pairs over
-        the queue's files (core/l3/worker_chip_queue_files.bzl).
-      common_edits: list of (file relative to core/, perl substitution) pairs
-        over the reference endpoint's files (core/reference_files.bzl).
+      diff: label of a unified diff against the queue's files
+        (core/l3/worker_chip_queue_files.bzl), or None.
+      engine_diff: label of a unified diff against the reference endpoint's
+        files (core/reference_files.bzl), usually an L2 mutant's, or None.
       description: the defect, for the report.
       coherence: a cache policy (SPSQ_COHERENCE) the suite runs under, for a
         defect only a non-coherent payload shows (conformance/coherence).
     """
-    if not edits and not common_edits:
-        fail("L3 mutant %s: no edit" % name)
+    if not diff and not engine_diff:
+        fail("L3 mutant %s: no diff" % name)
     deps = WORKER_CHIP_QUEUE_DEPS
     wire = "//core:wire"
-    if common_edits:
+    if engine_diff:
         if "l3_interop" in sections:
             fail("L3 mutant %s: l3_interop links the reference L2 endpoint, whose " % name +
                  "engine this mutant replaces")
         edited_reference(
             name = name + "_engine",
-            edits = common_edits,
+            diff = engine_diff,
             kind = "L3 mutant",
         )
         wire = ":%s_engine_impl" % name
         deps = [wire, "//core/region"]
     edited_reference(
         name = name,
-        edits = edits,
+        # None: the queue's own files as they are, on the edited engine.
+        diff = diff,
         kind = "L3 mutant",
         files = WORKER_CHIP_QUEUE_HDRS,
         subpackage = "l3",

@@ -3,8 +3,11 @@
 The mirror of //conformance/mutants: a mutant is the reference with one defect
 and must FAIL its clauses; a variant is the reference edited to stay correct
 while choosing differently wherever the spec and the wire contract allow (an
-open point, an ambiguity, a MAY). It is certified with the whole suite (every
-section, MaxInflight 1 and 4 by default, no 2^32 wrap) against a checked-in
+open point, an ambiguity, a MAY): a unified diff against core/ applied at build
+time (//conformance:edited_reference.bzl), with its metadata in
+variants_data.bzl (the BUILD file calls spsq_variant_entry for each). It is
+certified with the whole suite (every section, MaxInflight 1 and 4 by default,
+no 2^32 wrap) against a checked-in
 expected-verdicts file, {"fail": [...], "readings": {...}, "untested": {...}}
 (conformance/tools/certify_run.py, check_expected): the FAILs listed there and
 no other, and the readings it names. Since a variant is correct by
@@ -14,14 +17,25 @@ construction, any other FAIL is a defect of the suite.
 load("//conformance:certify.bzl", "spsq_l2_certification")
 load("//conformance:edited_reference.bzl", "edited_reference")
 
-def spsq_variant(name, edits, expected, description, max_inflight = [1, 4], once_sections = [],
+def spsq_variant_entry(v):
+    """Builds and certifies the legal variant of one entry of VARIANTS."""
+    spsq_variant(
+        name = v["name"],
+        diff = v["diff"],
+        expected = v["expected"],
+        description = v["description"],
+        max_inflight = v["max_inflight"],
+        once_sections = v.get("once_sections", []),
+        env = v.get("env", {}),
+    )
+
+def spsq_variant(name, diff, expected, description, max_inflight = [1, 4], once_sections = [],
                  env = {}):
     """Builds and certifies one legal variant.
 
     Args:
       name: variant name; the certification test is `name`.
-      edits: list of (file relative to core/, perl substitution) pairs,
-        applied in order with `perl -0pi -e`; each must change its file.
+      diff: label of its unified diff against core/ (reference files).
       expected: the expected-verdicts JSON file.
       description: the choice the variant makes, for the report.
       max_inflight: windows to certify.
@@ -31,7 +45,7 @@ def spsq_variant(name, edits, expected, description, max_inflight = [1, 4], once
     """
     edited_reference(
         name = name,
-        edits = edits,
+        diff = diff,
         visibility = ["//conformance:__subpackages__", "//fuzz:__subpackages__", "//sanitizers:__subpackages__"],
         kind = "variant",
     )
