@@ -20,7 +20,7 @@ cp -r "$here/acme_spsq" "$work/acme_spsq"
 # and the machine-local Bazel settings (CI's disk cache) if there are any.
 mkdir "$work/harness"
 (cd "$top" && git ls-files -z --cached --others --exclude-standard |
-  xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$work/harness"
+  tar --null --no-recursion -T - -cf -) | tar -xf - -C "$work/harness"
 [[ -f $top/.bazelrc.local ]] && cp "$top/.bazelrc.local" "$work/harness/"
 
 # The steps: every ```sh block of the README, its list indentation removed.
