@@ -430,7 +430,7 @@ TEST_F(Interpretation, FailedReadBeforeAnyMutation) {
 }
 
 TEST_F(Interpretation, FalseWaitBeforeTheTimeout) {
-  SPSQ_CLAUSES("AMB.WAITFALSE/peek", "AMB.WAITFALSE/reserve");
+  SPSQ_CLAUSES("AMB.WAITFALSE/peek", "AMB.WAITFALSE/produce");
   ReadingVote v("AMB.WAITFALSE", {"A", "B"});
   // The view's wait gives up at half its timeout + 1 ns: 501 of 1000.
   auto expiry = [&](const char* key, bool got, uint64_t waited) {
@@ -464,7 +464,7 @@ TEST_F(Interpretation, FalseWaitBeforeTheTimeout) {
     Reservation r{};
     const uint64_t t0 = VirtualClock::peek();
     const bool got = reserve(8, 1000, r);
-    expiry("reserve", got, VirtualClock::peek() - t0);
+    expiry("produce", got, VirtualClock::peek() - t0);
   }
   const std::string r = v.Decide();
   if (r == "A") SPSQ_READING("AMB.WAITFALSE", "A", "waits again to its deadline: " + v.detail());

@@ -252,5 +252,51 @@ TEST_F(L3Interpretation, TimeoutZeroOnABlockingCallIsRefusedOrANoAttempt) {
   if (r == "B") SPSQ_READING("AMB.TIMEOUTZERO", "B", "L3: a live no-attempt: " + v.detail());
 }
 
+// A view whose wait returns false before its timeout (AMB.WAITFALSE): the
+// harness view gives up at half the timeout + 1 ns, 501 of 1000.
+TEST_F(L3Interpretation, FalseWaitBeforeTheTimeout) {
+  SPSQ_CLAUSES("AMB.WAITFALSE/peek", "AMB.WAITFALSE/produce");
+  if (!l3().uses_view()) {
+    GTEST_SKIP() << "not applicable: " << l3().name() << " waits on no view of the harness";
+  }
+  ReadingVote v("AMB.WAITFALSE", {"A", "B"});
+  auto expiry = [&](const char* key, L3Status s, uint64_t waited) {
+    const bool quiet = s == L3Status::kTimedOut || s == L3Status::kNoProgress;
+    EXPECT_TRUE(quiet) << key << ": " << l3_status_name(s) << ": " << l3().error().message;
+    ExpectHealthy(key);
+    const std::string seen = "returned after " + std::to_string(waited) + " of 1000 ns";
+    if (!quiet || !l3().live()) {
+      v.Case(key, {}, std::string(l3_status_name(s)) + ", " + seen);
+    } else if (waited == 1000) {
+      v.Case(key, {"A"}, "waited again until its deadline");
+    } else if (waited == 501) {
+      v.Case(key, {"B"}, "took the early false wait as the deadline");
+    } else {
+      ADD_FAILURE() << key << ": S3.TO.8: " << seen;
+      v.Case(key, {}, seen);
+    }
+  };
+  {
+    region().view_state().short_waits = true;
+    L3Message m;
+    const uint64_t t0 = VirtualClock::peek();
+    const L3Status s = l3().peek(1000, &m);
+    expiry("peek", s, VirtualClock::peek() - t0);
+  }
+  {
+    Rebuild(QueueParams());
+    for (uint64_t i = 0; i < layout().depth; ++i) {
+      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "produce: filling the ring";
+    }
+    region().view_state().short_waits = true;
+    const uint64_t t0 = VirtualClock::peek();
+    const L3Status s = l3().enqueue(nullptr, 0, 1000);
+    expiry("produce", s, VirtualClock::peek() - t0);
+  }
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("AMB.WAITFALSE", "A", "L3: waits again to its deadline: " + v.detail());
+  if (r == "B") SPSQ_READING("AMB.WAITFALSE", "B", "L3: false wait is the deadline: " + v.detail());
+}
+
 }  // namespace
 }  // namespace spsq_conf
