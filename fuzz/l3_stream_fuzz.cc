@@ -844,8 +844,22 @@ class L3Stream {
     check_status(st, "read_into", too_small);
     if (!live_before_ || freed_before_) return;
     if (too_small) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.PYIO.1,S1.DEQ.1", st == L3Status::kRejected,
+      // The spec answers a too-small buffer only in its host-language API
+      // (AMB.SHORTBUF): a usage error (A) or poison (B), never a partial copy.
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.DEQ.1", st != L3Status::kOk,
+                             "read_into of %" PRIu64 " bytes into %" PRIu64 " returned OK", n, cap);
+      if (st == L3Status::kRejected) {
+        SPSQ_FUZZ_READING("AMB.SHORTBUF", "A", "read_into of %" PRIu64 " bytes into %" PRIu64
+                          " returned REJECTED", n, cap);
+        return;
+      }
+      SPSQ_FUZZ_CLAUSE_CHECK("AMB.SHORTBUF", st == L3Status::kFailed,
                              "read_into a too-small buffer returned %s", name(st));
+      misuse_step_ = misuse_ = true;
+      if (!view_failed()) {
+        SPSQ_FUZZ_READING("AMB.SHORTBUF", "B", "read_into a too-small buffer poisoned: %s",
+                          q_->error().message.c_str());
+      }
       return;
     }
     if (st != L3Status::kOk) {
@@ -866,8 +880,7 @@ class L3Stream {
       }
     }
     for (uint64_t i = n; i < cap && i < sizeof(dst_); ++i) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.PYIO.1,S1.DEQ.1", dst_[i] == 0xcd,
-                             "read_into wrote past the message");
+      SPSQ_FUZZ_CLAUSE_CHECK("S1.DEQ.1", dst_[i] == 0xcd, "read_into wrote past the message");
     }
   }
 
@@ -932,8 +945,9 @@ class L3Stream {
         break;
       }
       case kL3NullBuffer:
+        // Answered only in the host-language API (AMB.NULLBUF): graded below.
         poisons = false;
-        ids = "S1.PAYLOAD.1";
+        ids = "AMB.NULLBUF";
         st = q_->try_enqueue(nullptr, 1 + arg % cfg_.in);
         break;
       case kL3TooBig:
@@ -958,6 +972,22 @@ class L3Stream {
     if (!live_before_ || freed_before_) return;
     if (variant == kL3BadTimeout) {
       check_zero_timeout(st, (arg & 1) ? "peek" : "enqueue");
+      return;
+    }
+    if (variant == kL3NullBuffer) {
+      // A usage error (A) or poison (B); an input published from no buffer
+      // is the end-of-step checks' (the tail moves only on an enqueue).
+      if (st == L3Status::kRejected) {
+        SPSQ_FUZZ_READING("AMB.NULLBUF", "A", "try_enqueue(nullptr, n) returned REJECTED");
+        return;
+      }
+      SPSQ_FUZZ_CLAUSE_CHECK("AMB.NULLBUF", st == L3Status::kFailed,
+                             "try_enqueue(nullptr, n) returned %s", name(st));
+      misuse_step_ = misuse_ = true;
+      if (!view_failed()) {
+        SPSQ_FUZZ_READING("AMB.NULLBUF", "B", "try_enqueue(nullptr, n) poisoned: %s",
+                          q_->error().message.c_str());
+      }
       return;
     }
     if (!poisons) {

@@ -10,7 +10,25 @@
 namespace spsq_conf {
 namespace {
 
-class L3Interpretation : public L3Suite {};
+class L3Interpretation : public L3Suite {
+ protected:
+  // A usage error the spec answers only in its host-language API: the C++
+  // queue may treat it as one (A: REJECTED, nothing touched) or poison (B).
+  // `touched`: the call did something a usage error must not.
+  std::string UsageErrorReading(const char* key, L3Status s, bool touched) {
+    const bool live = l3().live();
+    const uint32_t kind = l3().error().kind;
+    if (s == L3Status::kRejected && live && kind == wire::kKindNone && !touched &&
+        l3_flag() == 0) {
+      return "A";
+    }
+    if (s == L3Status::kFailed && !live && kind != wire::kKindNone && l3_flag() == 1) return "B";
+    ADD_FAILURE() << key << ": " << l3_status_name(s) << ", live " << live << ", kind "
+                  << wire::kind_name(kind) << ", flag " << l3_flag()
+                  << (touched ? ", and it touched the queue" : "") << ": neither reading";
+    return "";
+  }
+};
 
 TEST_F(L3Interpretation, BlockingCallSamplesThePeerFlag) {
   SPSQ_CLAUSES("OPEN.ABORTSAMPLE/ready", "OPEN.ABORTSAMPLE/empty", "OPEN.ABORTSAMPLE/room",
@@ -296,6 +314,34 @@ TEST_F(L3Interpretation, FalseWaitBeforeTheTimeout) {
   const std::string r = v.Decide();
   if (r == "A") SPSQ_READING("AMB.WAITFALSE", "A", "L3: waits again to its deadline: " + v.detail());
   if (r == "B") SPSQ_READING("AMB.WAITFALSE", "B", "L3: false wait is the deadline: " + v.detail());
+}
+
+TEST_F(L3Interpretation, BufferTooSmallForTheMessage) {
+  SPSQ_CLAUSES("AMB.SHORTBUF");
+  Outputs(1, 8);
+  L3Message m;
+  ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
+  std::vector<uint8_t> buf(8, 0xcd);
+  const L3Status s = l3().read_into(m, buf.data(), 7);
+  const std::string r = UsageErrorReading("too-small", s, s == L3Status::kOk);
+  if (r == "A") {
+    EXPECT_EQ(l3().read_into(m, buf.data(), 8), L3Status::kOk) << "the message is still active";
+    EXPECT_EQ(buf, Bytes(8, 0)) << "then copied whole";
+    SPSQ_READING("AMB.SHORTBUF", "A", "L3: REJECTED, the message still active");
+  }
+  if (r == "B") SPSQ_READING("AMB.SHORTBUF", "B", "L3: poison " + std::string(wire::kind_name(
+                                                      l3().error().kind)));
+}
+
+TEST_F(L3Interpretation, NullBufferWithANonzeroSize) {
+  SPSQ_CLAUSES("AMB.NULLBUF");
+  const L3Status s = l3().try_enqueue(nullptr, 8);
+  const bool published = peer().counter(wire::kInputTail) != 0;
+  const std::string r = UsageErrorReading("null-buffer", s, published);
+  EXPECT_FALSE(published) << "an input was published from no buffer";
+  if (r == "A") SPSQ_READING("AMB.NULLBUF", "A", "L3: REJECTED, nothing published");
+  if (r == "B") SPSQ_READING("AMB.NULLBUF", "B", "L3: poison " + std::string(wire::kind_name(
+                                                     l3().error().kind)));
 }
 
 }  // namespace
