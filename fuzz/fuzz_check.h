@@ -11,6 +11,14 @@
 //
 // SPSQ_FUZZ_CHECK is for the harness's own consistency (a broken one is a
 // harness defect, not the endpoint's): its line names no clause.
+//
+// SPSQ_FUZZ_READING states which reading of an open point or ambiguity (an
+// OPEN.* or AMB.* clause with readings) the implementation took, where the
+// harness accepts several. It never aborts; the line, printed once per
+// process for each clause and reading, is the stage protocol every stage
+// shares (conformance/tools/stages.py turns it into that clause's reading):
+//
+//   spsq-reading: AMB.WAITFALSE=B at fuzz/l2_stream_fuzz.cc:660: <detail>
 #ifndef SPSQ_FUZZ_FUZZ_CHECK_H_
 #define SPSQ_FUZZ_FUZZ_CHECK_H_
 
@@ -37,6 +45,18 @@
       std::fprintf(stderr, "\n");                                                             \
       std::abort();                                                                           \
     }                                                                                         \
+  } while (0)
+
+#define SPSQ_FUZZ_READING(clause, letter, ...)                                      \
+  do {                                                                              \
+    static bool spsq_fuzz_reading_said_ = false;                                    \
+    if (!spsq_fuzz_reading_said_) {                                                 \
+      spsq_fuzz_reading_said_ = true;                                               \
+      std::fprintf(stderr, "spsq-reading: %s=%s at %s:%d: ", clause, letter,        \
+                   __FILE__, __LINE__);                                             \
+      std::fprintf(stderr, __VA_ARGS__);                                            \
+      std::fprintf(stderr, "\n");                                                   \
+    }                                                                               \
   } while (0)
 
 // Marks harness-side verification code that the fuzzer should not steer by:

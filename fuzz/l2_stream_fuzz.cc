@@ -246,7 +246,7 @@ class L2Stream {
                              "valid construction failed: %s", e.message);
       const spsq_conf::LayoutFields l = Api::layout(ep_);
       SPSQ_FUZZ_CLAUSE_CHECK(
-          "S2.LAYOUT.2,S2.LAYOUT.3,S2.LAYOUT.4,W.LAYOUT.1",
+          "S2.LAYOUT.2,W.LAYOUT.1",
           l.depth == lay_.depth && l.input_ring == lay_.input_ring &&
               l.output_ring == lay_.output_ring && l.input_arena == lay_.input_arena &&
               l.input_arena_bytes == lay_.input_arena_bytes &&
@@ -582,6 +582,7 @@ class L2Stream {
     // answer that misuse with a refusal that leaves a kind, or with poison.
     if (held_full) misuse_step_ = soft_ok_ = true;
     const uint64_t t0 = FuzzTime::now();
+    const uint64_t cut0 = vs_.cut_short;
     if (hook) {
       hook_size_ = hook_size;
       vs_.wait_hook = &hook_send;
@@ -599,7 +600,7 @@ class L2Stream {
     }
     if (predict) check_refusal(want, "try_peek");
     if (blocking && ep_.live() && !held_full && kind() == wire::kKindNone) {
-      check_expired(t0, timeout, input_predictable() && predict_peek() == kProgress,
+      check_expired(t0, timeout, input_predictable() && predict_peek() == kProgress, cut0,
                     "S3.TO.4,S3.TO.8");
     }
   }
@@ -628,7 +629,7 @@ class L2Stream {
     else
       legal = want & kPoisonLocal;
     SPSQ_FUZZ_CLAUSE_CHECK((want & kPoisonDesc) ? "S4.POISON.1,S4.STOP.11,W.SEQ.1,W.ARENA.3"
-                                                : "S4.NOPROG.1,S4.NOPROG.3,AMB.EMPTYIN,S3.TO.6",
+                                                : "S4.NOPROG.1,AMB.EMPTYIN,S3.TO.6",
                            legal, "%s poisoned with kind %u (answers %#x): %s", call, k, want,
                            message());
   }
@@ -651,14 +652,32 @@ class L2Stream {
   // A blocking call that returned false on a live endpoint: the deadline
   // passed with nothing to do and the peer's abort flag down. A timeout that
   // reaches past the clock's end waits until that end: a deadline that wrapped
-  // around instead would return at once.
+  // around instead would return at once. When the view's wait returned false
+  // before its timeout (half_waits), the endpoint may wait again until its own
+  // deadline (AMB.WAITFALSE A) or take that false return as the deadline (B):
+  // returning early is legal only right after such a wait.
   SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available,
-                                           const char* clauses) {
+                                           uint64_t cut_before, const char* clauses) {
     SPSQ_FUZZ_CLAUSE_CHECK(clauses, !available, "blocking call gave up with work available");
     const uint64_t full = timeout <= UINT64_MAX - t0 ? timeout : UINT64_MAX - t0;
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8,W.VIEW.3", FuzzTime::now() - t0 >= full,
-                           "blocking call returned after %" PRIu64 " of %" PRIu64 " ns",
-                           FuzzTime::now() - t0, timeout);
+    const uint64_t waited = FuzzTime::now() - t0;
+    const bool cut = vs_.cut_short != cut_before;  // a wait of this call returned early
+    if (waited < full && cut && vs_.last_cut_short) {
+      SPSQ_FUZZ_READING("AMB.WAITFALSE", "B",
+                        "returned on the view's early false wait, after %" PRIu64 " of %" PRIu64
+                        " ns",
+                        waited, timeout);
+    } else {
+      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8", waited >= full,
+                             "blocking call returned after %" PRIu64 " of %" PRIu64 " ns", waited,
+                             timeout);
+      if (cut) {
+        SPSQ_FUZZ_READING("AMB.WAITFALSE", "A",
+                          "waited again after the view's early false wait, until its deadline "
+                          "(%" PRIu64 " ns)",
+                          timeout);
+      }
+    }
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7", !abort_raised(),
                            "timeout expired with the initiator abort flag at %d and no "
                            "REMOTE_ABORTED",
@@ -739,7 +758,7 @@ class L2Stream {
     check_dead_refuses(ok, "release");
     if (!live_before_) return;
     if (!ok) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.OWN.1,W.VIEW.2", vs_.failed,
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.OWN.1", vs_.failed,
                              "release of held seq %" PRIu64 " failed: %s", Api::seq(held_[i].h),
                              message());
       soft_ok_ = true;  // a failed read without mutation may leave it live (AMB.READFAIL)
@@ -786,6 +805,7 @@ class L2Stream {
     const bool predict = !blocking && output_predictable();
     const bool room = predict && output_room(n);
     const uint64_t t0 = FuzzTime::now();
+    const uint64_t cut0 = vs_.cut_short;
     if (hook) {
       vs_.wait_hook = &hook_consume;
       vs_.wait_hook_arg = this;
@@ -799,7 +819,8 @@ class L2Stream {
       return;
     }
     if (blocking && ep_.live() && n <= lay_.output_arena_bytes && kind() == wire::kKindNone) {
-      check_expired(t0, timeout, output_predictable() && output_room(n), refusal_clauses(n));
+      check_expired(t0, timeout, output_predictable() && output_room(n), cut0,
+                    refusal_clauses(n));
     }
   }
 
@@ -875,7 +896,7 @@ class L2Stream {
     check_dead_refuses(ok, "publish");
     if (!live_before_) return;
     if (!ok) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.2,W.VIEW.2", vs_.failed,
+      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.2", vs_.failed,
                              "publish of the active reservation failed: %s", message());
       return;
     }
@@ -986,7 +1007,7 @@ class L2Stream {
         calling();
         call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(last_released_);
-        clauses = "S4.POISON.9,S4.L3OUT.3";
+        clauses = "S4.POISON.9";
         break;
       case kReleaseBadSeq: {
         if (held_.empty()) return;
@@ -1010,7 +1031,7 @@ class L2Stream {
             on_released(i);
           } else {
             misuse_step_ = misuse_ = true;
-            SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.9,W.VIEW.2", !ep_.live() || vs_.failed,
+            SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.9", !ep_.live() || vs_.failed,
                                    "a refused release did not poison");
           }
           return;
@@ -1026,7 +1047,7 @@ class L2Stream {
         calling();
         call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(h);
-        clauses = "S4.POISON.9,S4.L3OUT.3,S4.OWN.1";
+        clauses = "S4.POISON.9,S4.OWN.1";
         break;
       }
       case kReserveTwice: {
@@ -1105,7 +1126,7 @@ class L2Stream {
         calling();
         call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(h);
-        clauses = "S4.POISON.9,S4.L3OUT.3";
+        clauses = "S4.POISON.9";
         break;
       }
     }
@@ -1214,8 +1235,12 @@ class L2Stream {
           e.op);
       switch (e.kind) {
         case wire::kEndpointError:
-          SPSQ_FUZZ_CLAUSE_CHECK("W.VIEW.2", vs_.failed, "ENDPOINT_ERROR with a healthy view: %s",
-                                 e.message);
+          // W.VIEW.2 fixes this kind for a view failure during mutation; it
+          // does not reserve it for view failures, and no document fixes the
+          // kind of a misuse or a hostile peer's fault (AMB.KINDS). With a
+          // healthy view it needs a cause, as the kinds below.
+          SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S3.TO.6", vs_.failed || misuse_step_ || hostile_,
+                                 "ENDPOINT_ERROR with a healthy view and no cause: %s", e.message);
           break;
         case wire::kRemoteAborted:
           SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.12,W.FLAG.2", abort_raised(),

@@ -268,6 +268,8 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
     break;
   }
   s_->idle_tests = 0;
+  s_->last_cut_short = !held && span < timeout_ns;
+  s_->cut_short += s_->last_cut_short;
   if (s_->lean) return held;
   a.observed = *observed;
   a.ok = held;

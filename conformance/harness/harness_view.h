@@ -66,9 +66,12 @@ struct ViewState {
   bool transient_faults_report_failed = false;
   bool transient_fault_reported = false;
   // wait() gives up after half its timeout (+1 ns) when the condition does
-  // not hold, as a view that wakes early may: the endpoint must wait again
-  // for the rest of its own deadline.
+  // not hold, as a view that wakes early may. The contract does not say what
+  // such a false return means to the endpoint (AMB.WAITFALSE): it may wait
+  // again until its own deadline (A) or take it as the deadline (B).
   bool short_waits = false;
+  uint64_t cut_short = 0;       // waits that returned false before their timeout
+  bool last_cut_short = false;  // the latest wait was one of them
   // Hang guard (0: none): a wait() beyond this many is a violation instead,
   // so an endpoint that keeps waiting without progress fails its test rather
   // than hanging it (a wait whose condition holds does not move time).

@@ -429,5 +429,47 @@ TEST_F(Interpretation, FailedReadBeforeAnyMutation) {
   }
 }
 
+TEST_F(Interpretation, FalseWaitBeforeTheTimeout) {
+  SPSQ_CLAUSES("AMB.WAITFALSE/peek", "AMB.WAITFALSE/produce");
+  ReadingVote v("AMB.WAITFALSE", {"A", "B"});
+  // The view's wait gives up at half its timeout + 1 ns: 501 of 1000.
+  auto expiry = [&](const char* key, bool got, uint64_t waited) {
+    EXPECT_FALSE(got) << key << ": nothing to take";
+    EXPECT_TRUE(ep().live()) << key << ": " << Api::message(ep());
+    EXPECT_EQ(kind(), wire::kKindNone) << key << ": " << Api::message(ep());
+    const std::string seen = "returned after " + std::to_string(waited) + " of 1000 ns";
+    if (got || !ep().live() || kind() != wire::kKindNone) {
+      v.Case(key, {}, seen);
+    } else if (waited == 1000) {
+      v.Case(key, {"A"}, "waited again until its deadline");
+    } else if (waited == 501) {
+      v.Case(key, {"B"}, "took the early false wait as the deadline");
+    } else {
+      ADD_FAILURE() << key << ": S3.TO.8: " << seen;
+      v.Case(key, {}, seen);
+    }
+  };
+  {
+    Rebuild(q().params());
+    q().view_state().short_waits = true;
+    Handle h{};
+    const uint64_t t0 = VirtualClock::peek();
+    const bool got = peek(1000, h);
+    expiry("peek", got, VirtualClock::peek() - t0);
+  }
+  {
+    Rebuild(q().params());
+    for (uint64_t i = 0; i < layout().depth; ++i) ASSERT_TRUE(send(wire::kData, Bytes(0, 0)));
+    q().view_state().short_waits = true;
+    Reservation r{};
+    const uint64_t t0 = VirtualClock::peek();
+    const bool got = reserve(8, 1000, r);
+    expiry("produce", got, VirtualClock::peek() - t0);
+  }
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("AMB.WAITFALSE", "A", "waits again to its deadline: " + v.detail());
+  if (r == "B") SPSQ_READING("AMB.WAITFALSE", "B", "false wait is the deadline: " + v.detail());
+}
+
 }  // namespace
 }  // namespace spsq_conf

@@ -10,7 +10,25 @@
 namespace spsq_conf {
 namespace {
 
-class L3Interpretation : public L3Suite {};
+class L3Interpretation : public L3Suite {
+ protected:
+  // A usage error the spec answers only in its host-language API: the C++
+  // queue may treat it as one (A: REJECTED, nothing touched) or poison (B).
+  // `touched`: the call did something a usage error must not.
+  std::string UsageErrorReading(const char* key, L3Status s, bool touched) {
+    const bool live = l3().live();
+    const uint32_t kind = l3().error().kind;
+    if (s == L3Status::kRejected && live && kind == wire::kKindNone && !touched &&
+        l3_flag() == 0) {
+      return "A";
+    }
+    if (s == L3Status::kFailed && !live && kind != wire::kKindNone && l3_flag() == 1) return "B";
+    ADD_FAILURE() << key << ": " << l3_status_name(s) << ", live " << live << ", kind "
+                  << wire::kind_name(kind) << ", flag " << l3_flag()
+                  << (touched ? ", and it touched the queue" : "") << ": neither reading";
+    return "";
+  }
+};
 
 TEST_F(L3Interpretation, BlockingCallSamplesThePeerFlag) {
   SPSQ_CLAUSES("OPEN.ABORTSAMPLE/ready", "OPEN.ABORTSAMPLE/empty", "OPEN.ABORTSAMPLE/room",
@@ -250,6 +268,80 @@ TEST_F(L3Interpretation, TimeoutZeroOnABlockingCallIsRefusedOrANoAttempt) {
   const std::string r = v.Decide();
   if (r == "A") SPSQ_READING("AMB.TIMEOUTZERO", "A", "L3: a usage error: " + v.detail());
   if (r == "B") SPSQ_READING("AMB.TIMEOUTZERO", "B", "L3: a live no-attempt: " + v.detail());
+}
+
+// A view whose wait returns false before its timeout (AMB.WAITFALSE): the
+// harness view gives up at half the timeout + 1 ns, 501 of 1000.
+TEST_F(L3Interpretation, FalseWaitBeforeTheTimeout) {
+  SPSQ_CLAUSES("AMB.WAITFALSE/peek", "AMB.WAITFALSE/produce");
+  if (!l3().uses_view()) {
+    GTEST_SKIP() << "not applicable: " << l3().name() << " waits on no view of the harness";
+  }
+  ReadingVote v("AMB.WAITFALSE", {"A", "B"});
+  auto expiry = [&](const char* key, L3Status s, uint64_t waited) {
+    const bool quiet = s == L3Status::kTimedOut || s == L3Status::kNoProgress;
+    EXPECT_TRUE(quiet) << key << ": " << l3_status_name(s) << ": " << l3().error().message;
+    ExpectHealthy(key);
+    const std::string seen = "returned after " + std::to_string(waited) + " of 1000 ns";
+    if (!quiet || !l3().live()) {
+      v.Case(key, {}, std::string(l3_status_name(s)) + ", " + seen);
+    } else if (waited == 1000) {
+      v.Case(key, {"A"}, "waited again until its deadline");
+    } else if (waited == 501) {
+      v.Case(key, {"B"}, "took the early false wait as the deadline");
+    } else {
+      ADD_FAILURE() << key << ": S3.TO.8: " << seen;
+      v.Case(key, {}, seen);
+    }
+  };
+  {
+    region().view_state().short_waits = true;
+    L3Message m;
+    const uint64_t t0 = VirtualClock::peek();
+    const L3Status s = l3().peek(1000, &m);
+    expiry("peek", s, VirtualClock::peek() - t0);
+  }
+  {
+    Rebuild(QueueParams());
+    for (uint64_t i = 0; i < layout().depth; ++i) {
+      ASSERT_EQ(l3().try_enqueue(nullptr, 0), L3Status::kOk) << "produce: filling the ring";
+    }
+    region().view_state().short_waits = true;
+    const uint64_t t0 = VirtualClock::peek();
+    const L3Status s = l3().enqueue(nullptr, 0, 1000);
+    expiry("produce", s, VirtualClock::peek() - t0);
+  }
+  const std::string r = v.Decide();
+  if (r == "A") SPSQ_READING("AMB.WAITFALSE", "A", "L3: waits again to its deadline: " + v.detail());
+  if (r == "B") SPSQ_READING("AMB.WAITFALSE", "B", "L3: false wait is the deadline: " + v.detail());
+}
+
+TEST_F(L3Interpretation, BufferTooSmallForTheMessage) {
+  SPSQ_CLAUSES("AMB.SHORTBUF");
+  Outputs(1, 8);
+  L3Message m;
+  ASSERT_EQ(l3().try_peek(&m), L3Status::kOk);
+  std::vector<uint8_t> buf(8, 0xcd);
+  const L3Status s = l3().read_into(m, buf.data(), 7);
+  const std::string r = UsageErrorReading("too-small", s, s == L3Status::kOk);
+  if (r == "A") {
+    EXPECT_EQ(l3().read_into(m, buf.data(), 8), L3Status::kOk) << "the message is still active";
+    EXPECT_EQ(buf, Bytes(8, 0)) << "then copied whole";
+    SPSQ_READING("AMB.SHORTBUF", "A", "L3: REJECTED, the message still active");
+  }
+  if (r == "B") SPSQ_READING("AMB.SHORTBUF", "B", "L3: poison " + std::string(wire::kind_name(
+                                                      l3().error().kind)));
+}
+
+TEST_F(L3Interpretation, NullBufferWithANonzeroSize) {
+  SPSQ_CLAUSES("AMB.NULLBUF");
+  const L3Status s = l3().try_enqueue(nullptr, 8);
+  const bool published = peer().counter(wire::kInputTail) != 0;
+  const std::string r = UsageErrorReading("null-buffer", s, published);
+  EXPECT_FALSE(published) << "an input was published from no buffer";
+  if (r == "A") SPSQ_READING("AMB.NULLBUF", "A", "L3: REJECTED, nothing published");
+  if (r == "B") SPSQ_READING("AMB.NULLBUF", "B", "L3: poison " + std::string(wire::kind_name(
+                                                     l3().error().kind)));
 }
 
 }  // namespace

@@ -10,7 +10,16 @@ invariant names: harnesses print
 
 (fuzz/fuzz_check.h) before they abort, and the finding becomes a test case of
 the certification that judges exactly those clauses, with its reproducer in
-the package and the command that replays it. A clean fuzzing or replay run
+the package and the command that replays it. Where a harness accepts several
+readings of an open point or ambiguity, it states the one the implementation
+took instead,
+
+    spsq-reading: AMB.WAITFALSE=B at fuzz/l2_stream_fuzz.cc:660: <detail>
+
+and the stage records it as a passed test case of that clause carrying the
+reading, as SPSQ_READING does in the suite and the gtest stages: one
+mechanism, so the clause's verdict is INTERPRETATION with every reading any
+stage saw (never FAIL). A clean fuzzing or replay run
 judges nothing: it looked for a defect and found none, which the stage row
 says, but it never makes a clause PASS (that is the suite's job). Gtest
 stages (stress, explorer) are ordinary judging tests.
@@ -56,6 +65,8 @@ FINDING = re.compile(r"spsq-finding: clauses=(\S+) at (\S+): (.*)")
 # otherwise than the reference on a point the spec leaves open: stated in the
 # stage row, never a FAIL (fuzz/differential_fuzz.cc).
 DIVERGENCE = re.compile(r"spsq-divergence: (\S+) at (.*)")
+# A harness's statement of the reading an implementation took (fuzz_check.h).
+READING = re.compile(r"spsq-reading: ([A-Z][A-Z0-9]*(?:\.[A-Z0-9]+)+)=([A-Z]) at (\S+): (.*)")
 CRASHING_INPUT = re.compile(r"replay: crashing input: (.+)")
 ARTIFACT = re.compile(r"Test unit written to (\S+)")
 EXECS = re.compile(r"^#(\d+)\s")
@@ -100,10 +111,22 @@ class StageRun(object):
         self.execs = 0
         self.findings = []  # dicts: clauses, where, message, reproducer, replay
         self.divergences = {}  # observable -> the first spsq-divergence line's detail
+        self.readings = {}  # clause ID -> {letter: the first spsq-reading line's detail}
 
     def note_divergences(self, text):
+        """The divergences and the readings a harness's output states."""
         for m in DIVERGENCE.finditer(text):
             self.divergences.setdefault(m.group(1), m.group(2).strip())
+        for m in READING.finditer(text):
+            self.readings.setdefault(m.group(1), {}).setdefault(
+                m.group(2), "%s at %s" % (m.group(4).strip(), m.group(3)))
+
+    def reading_text(self):
+        """The reason's clause on the readings the harness stated, or ""."""
+        if not self.readings:
+            return ""
+        return "; readings stated: " + ", ".join(
+            "%s %s" % (c, "/".join(sorted(self.readings[c]))) for c in sorted(self.readings))
 
     def divergence_text(self):
         """The reason's clause on open-point divergences, or ""."""
@@ -117,7 +140,7 @@ class StageRun(object):
         return {"stage": self.stage, "what": self.what, "status": self.status,
                 "reason": self.reason, "elapsed_s": round(self.elapsed, 1),
                 "budget_s": self.budget, "execs": self.execs, "findings": self.findings,
-                "divergences": self.divergences}
+                "divergences": self.divergences, "readings": self.readings}
 
 
 def last_wins(specs, fields):
@@ -268,7 +291,7 @@ def run_corpus(what, binary, corpus, pkg, label, progress, log_path, minimizer=N
         remaining = remaining[at + 1:]
     run.elapsed = time.time() - start
     run.status = "FAIL" if run.findings else "PASS"
-    run.reason = "%d inputs replayed" % run.execs + run.divergence_text()
+    run.reason = "%d inputs replayed" % run.execs + run.divergence_text() + run.reading_text()
     progress.show(run.stage, what, run.elapsed, 0, run.execs, len(run.findings), final=True)
     return run
 
@@ -353,9 +376,24 @@ def run_fuzz(what, binary, seeds, pkg, workdir, label, seconds, progress, log_pa
     run.elapsed = time.time() - start
     if run.status != "FAIL":
         run.status = "FAIL" if run.findings else "PASS"
-        run.reason = "%d execs in %.0f s" % (run.execs, run.elapsed) + run.divergence_text()
+        run.reason = ("%d execs in %.0f s" % (run.execs, run.elapsed) + run.divergence_text() +
+                      run.reading_text())
     progress.show("fuzz", what, run.elapsed, seconds, run.execs, len(run.findings), final=True)
     return run
+
+
+def reading_cases(run):
+    """One passed test case per reading the harness stated: it judges that
+    clause and carries the reading (verdicts.py reads "reading.<ID>")."""
+    cases = []
+    for cid in sorted(run.readings):
+        for letter, detail in sorted(run.readings[cid].items()):
+            case = V.TestCase("mi0:%s_%s" % (run.stage, run.what), "Stage_" + run.stage,
+                              "%s/reading_%s_%s" % (run.what, cid, letter))
+            case.properties["clauses"] = cid
+            case.properties["reading." + cid] = "%s: %s" % (letter, detail)
+            cases.append(case)
+    return cases
 
 
 def cases_of(run):
@@ -367,7 +405,7 @@ def cases_of(run):
         case = V.TestCase("mi0:%s_%s" % (run.stage, run.what), "Stage_" + run.stage, run.what)
         case.failures.append(run.reason)
         cases.append(case)
-    return cases or [clean_case(run)]
+    return (cases or [clean_case(run)]) + reading_cases(run)
 
 
 def kinds(runs):

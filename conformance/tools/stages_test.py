@@ -17,7 +17,8 @@ import verdicts as V  # noqa: E402
 # The replay driver: inputs named on the command line, in order; an input whose
 # content starts with "bad" crashes the way a SPSQ_FUZZ_CLAUSE_CHECK does, one
 # starting with "segv" dies with no finding line, one starting with "open"
-# prints the differential's note on an open point and goes on.
+# prints the differential's note on an open point and goes on, and one
+# starting with "readA" / "readB" states a reading of an ambiguity.
 REPLAY = r"""#!/bin/sh
 for f in "$@"; do
   case "$(cat "$f")" in
@@ -26,6 +27,8 @@ for f in "$@"; do
           echo "  seq 3, want 2" >&2; exit 134;;
     segv*) echo "replay: crashing input: $f" >&2; echo "Segmentation fault" >&2; exit 139;;
     open*) echo "spsq-divergence: kind at step: reference 4 ('x') / endpoint under test 3 ('y')" >&2;;
+    readA*) echo "spsq-reading: AMB.WAITFALSE=A at fuzz/x.cc:9: waited again" >&2;;
+    readB*) echo "spsq-reading: AMB.WAITFALSE=B at fuzz/x.cc:8: returned early" >&2;;
   esac
 done
 echo "replayed $# inputs"
@@ -128,6 +131,27 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(run.to_json()["divergences"], run.divergences)
         cases = S.cases_of(run)
         self.assertEqual([(c.clauses, c.failures) for c in cases], [([], [])])
+
+    def test_stated_readings_grade_the_ambiguity_and_never_fail(self):
+        self.inputs(a="readB", b="readB", c="bad one", d="readA")
+        run = self.corpus_run()
+        self.assertEqual(sorted(run.readings["AMB.WAITFALSE"]), ["A", "B"])
+        self.assertIn("returned early at fuzz/x.cc:8", run.readings["AMB.WAITFALSE"]["B"])
+        self.assertIn("readings stated: AMB.WAITFALSE A/B", run.reason)
+        self.assertEqual(run.to_json()["readings"], run.readings)
+        clauses = [{"id": "AMB.WAITFALSE", "section": "ambiguity", "text": "t",
+                    "requirement": "t", "level": "INFO", "role": "both", "surface": "cpp-l2",
+                    "how": "h", "interpretation": {"question": "q", "readings": {
+                        "A": "a", "B": "b"}, "preferred": "A", "grading": "g"}}]
+        cases = S.cases_of(run)
+        reading = [c for c in cases if c.readings()]
+        self.assertEqual([(c.clauses, c.failures) for c in reading],
+                         [(["AMB.WAITFALSE"], []), (["AMB.WAITFALSE"], [])])
+        v = V.compute_verdicts(clauses, cases, "L2")[0]
+        self.assertEqual(v.verdict, V.INTERPRETATION)
+        self.assertEqual(sorted(v.readings), ["A", "B"])
+        # The finding of the crashing input is there too, apart.
+        self.assertEqual(len(run.findings), 1)
 
     def test_crash_without_a_finding_line_is_unattributed(self):
         self.inputs(a="segv")

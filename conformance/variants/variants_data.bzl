@@ -184,4 +184,22 @@ VARIANTS = [
         "once_sections": ["wrap"],
         "env": {"SPSQ_WRAP_MESSAGES": "65536"},
     },
+    {
+        "name": "return_on_false_wait",
+        "description": "a blocking call takes a false return of the view's wait as its deadline, sampling the peer flag then (AMB.WAITFALSE B)",
+        "reading": "AMB.WAITFALSE B",
+        "legal_by": "\"`view.counter().wait(offset, int32 cmp_value, RegionWaitCmp, timeout_ns, int32& observed)` returns true when the comparison held before the timeout\" (wire-contract.md, The RegionView contract): the contract does not say that a false return means anything else than the timeout, so an endpoint may trust its view and end the blocking call there. The catalogue's AMB.WAITFALSE grades both readings INTERPRETATION.",
+        "diff": ":return_on_false_wait.diff",
+        "expected": ":return_on_false_wait.expected.json",
+        "max_inflight": [1, 4],
+    },
+    {
+        "name": "abort_sampled_at_call_start",
+        "description": "a positive-timeout blocking call samples the peer flag before its first attempt and at expiry (OPEN.ABORTSAMPLE B)",
+        "reading": "OPEN.ABORTSAMPLE B",
+        "legal_by": "\"When a blocking call samples the peer abort flag: the spec says after the wait expires; an implementation may also sample earlier\" (wire-contract.md, Open points): here as early as it gets, at the start of every positive-timeout blocking call, before its first attempt, so a call that could make progress reports REMOTE_ABORTED instead. The sample at expiry stays (S3.TO.7); timeout 0 stays a live no-attempt with no access (S3.TO.1).",
+        "diff": ":abort_sampled_at_call_start.diff",
+        "expected": ":abort_sampled_at_call_start.expected.json",
+        "max_inflight": [1, 4],
+    },
 ]
