@@ -28,7 +28,9 @@ variants prove the suite fails no correct endpoint). A preflight,
 `<name>_contract_check`, compiles before any source that uses the endpoint; `<name>_mi0_probe`
 tells the suite whether the endpoint compiles with MaxInflight 0 at all
 (mi0_probe.bzl); the interop stage runs the endpoint in a binary of its own
-against the reference runtime.
+against the reference runtime. The section own_view (first window) judges the
+endpoint's own RegionInstanceView directly, and `<name>_mi<N>_own_view_order`
+its ordering, built with ThreadSanitizer in any build but ASan (_tsan_binary).
 """
 
 load("//conformance:mi0_probe.bzl", "spsq_mi0_probe")
@@ -689,11 +691,13 @@ def _report_test(
 # with -fsanitize=thread, so a relaxed counter store or load of the endpoint's
 # view is a reported race in a plain `bazel test` (g++ links its libtsan, a
 # part of libgcc-12-dev; clang its own). A build that already has it
-# (--config=tsan) is left as it is.
+# (--config=tsan) is left as it is, and so is one with AddressSanitizer, which
+# cannot be combined with it (the test then skips: built without TSan).
 def _tsan_transition_impl(settings, attr):
     copts = settings["//command_line_option:copt"]
     linkopts = settings["//command_line_option:linkopt"]
-    if "-fsanitize=thread" in copts:
+    sanitizers = ",".join([o for o in copts if o.startswith("-fsanitize=")])
+    if "thread" in sanitizers or "address" in sanitizers:
         return {"//command_line_option:copt": copts, "//command_line_option:linkopt": linkopts}
     return {
         "//command_line_option:copt": copts + ["-fsanitize=thread"],

@@ -36,7 +36,7 @@ namespace spsq_conf {
 namespace {
 
 constexpr uint64_t kSlots = 4;
-constexpr uint64_t kSlotBytes = 200;  // four 64-byte lines at slot 1 and 3
+constexpr uint64_t kSlotBytes = 200;  // each slot spans four 64-byte lines
 constexpr int32_t kMessages = 2000;
 constexpr uint64_t kTail = 0;   // written by the producer
 constexpr uint64_t kHead = 64;  // written by the consumer
