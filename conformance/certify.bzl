@@ -28,7 +28,9 @@ variants prove the suite fails no correct endpoint). A preflight,
 `<name>_contract_check`, compiles before any source that uses the endpoint; `<name>_mi0_probe`
 tells the suite whether the endpoint compiles with MaxInflight 0 at all
 (mi0_probe.bzl); the interop stage runs the endpoint in a binary of its own
-against the reference runtime.
+against the reference runtime. The section own_view (first window) judges the
+endpoint's own RegionInstanceView directly, and `<name>_mi<N>_own_view_order`
+its ordering, built with ThreadSanitizer in any build but ASan (_tsan_binary).
 """
 
 load("//conformance:mi0_probe.bzl", "spsq_mi0_probe")
@@ -53,6 +55,9 @@ SPEC_SECTIONS = [
 ALL_SECTIONS = SPEC_SECTIONS + [
     # The runtime's public names (wire contract, "Source compatibility").
     "source_compat",
+    # The endpoint's own RegionInstanceView, judged directly (l2/own_view_test.cc);
+    # with it, its ordering under ThreadSanitizer (OWN_VIEW_ORDER).
+    "own_view",
 ]
 
 # The spec sections whose file also holds typed tests (l2/l2_typed.h: the
@@ -63,7 +68,13 @@ L2_TYPED_SECTIONS = ["s1_create_bind", "s3_publication_timeouts"]
 # Sections built for the first MaxInflight only, still as tests of their own:
 # the runtime's names and types do not depend on the window (the adapter
 # asserts one handle and reservation type for every window).
-FIRST_WINDOW_SECTIONS = ["source_compat"]
+FIRST_WINDOW_SECTIONS = ["source_compat", "own_view"]
+
+# The own view's message-passing test (l2/own_view_order_test.cc), built with
+# ThreadSanitizer inside the plain build (_tsan_binary) once per certification
+# that builds "own_view". Not under ASan, which cannot be combined with it:
+# there its case is not judged (the plain and TSan builds judge it).
+OWN_VIEW_ORDER = "own_view_order"
 
 # Sections built once per certification (for the first MaxInflight): the
 # 2^32-message counter wrap does not depend on the window and takes minutes.
@@ -383,6 +394,12 @@ def spsq_l2_certification(
             else:
                 srcs = ["//conformance/l2:%s_test.cc" % section]
                 section_deps = suite_deps
+                if section == "own_view":
+                    # The non-coherent model observes which lines a write flushed.
+                    section_deps = section_deps + [
+                        "//conformance/coherence:model",
+                        "//conformance/l2:own_view",
+                    ]
             kwargs = dict(
                 name = target,
                 # The wrap run pushes 2^33 messages: optimize that binary.
@@ -404,6 +421,31 @@ def spsq_l2_certification(
             else:
                 native.cc_binary(testonly = True, **kwargs)
             binaries.append((n, section, target))
+            if section == "own_view":
+                order = "%s_%s" % (cfg, OWN_VIEW_ORDER)
+                native.cc_binary(
+                    name = order + "_build",
+                    testonly = True,
+                    srcs = ["//conformance/l2:%s_test.cc" % OWN_VIEW_ORDER],
+                    copts = suite_copts,
+                    features = features,
+                    deps = [
+                        ":" + cfg + "_config",
+                        "//conformance/harness:clauses",
+                        "//conformance/harness:region_memory",
+                        "//conformance/l2:endpoint_access",
+                        "//conformance/l2:own_view",
+                        "@gtest//:gtest_main",
+                    ],
+                    tags = tags + ["manual"],
+                )
+                _tsan_binary(
+                    name = order,
+                    binary = ":" + order + "_build",
+                    testonly = True,
+                    tags = tags + ["manual"],
+                )
+                binaries.append((n, OWN_VIEW_ORDER, order))
         if interop_deps:
             _interop(name, cfg, n, interop_deps, suite_copts, features, individual_tests, tags)
             binaries.append((n, "interop", cfg + "_interop"))
@@ -592,11 +634,16 @@ def _report_test(
     # instrumented queue operations take hours; the plain build judges it):
     # its clause is then UNTESTED, with this reason.
     plain_only = [t for _, section, t in binaries if section == "wrap"]
+    # The own view's ThreadSanitizer build cannot be combined with ASan.
+    not_asan = [t for _, section, t in binaries if section == OWN_VIEW_ORDER]
     wrap_args = []
+    not_asan_args = []
     for n, section, target in binaries:
         arg = "--binary=%d:%s:$(rootpath :%s)" % (n, section, target)
         if target in plain_only:
             wrap_args.append(arg)
+        elif target in not_asan:
+            not_asan_args.append(arg)
         else:
             args.append(arg)
     why = ("sanitizer build: the counter wrap (2^33 instrumented queue operations) is not " +
@@ -622,8 +669,8 @@ def _report_test(
     sanitized = allow_untested + allow_untested_sanitized
     args += select({
         "//conformance:sanitized_asan": sanitized_wrap,
-        "//conformance:sanitized_tsan": sanitized_wrap,
-        "//conditions:default": wrap_args,
+        "//conformance:sanitized_tsan": sanitized_wrap + not_asan_args,
+        "//conditions:default": wrap_args + not_asan_args,
     })
     args += select({
         "//conformance:sanitized_asan": ["--allow-untested=" + ",".join(sanitized)] if sanitized else [],
@@ -638,10 +685,10 @@ def _report_test(
         size = size,
         srcs = ["//conformance/tools:certify.sh"],
         args = args,
-        data = [":" + t for _, _, t in binaries if t not in plain_only] + select({
+        data = [":" + t for _, _, t in binaries if t not in plain_only + not_asan] + select({
             "//conformance:sanitized_asan": [],
-            "//conformance:sanitized_tsan": [],
-            "//conditions:default": [":" + t for t in plain_only],
+            "//conformance:sanitized_tsan": [":" + t for t in not_asan],
+            "//conditions:default": [":" + t for t in plain_only + not_asan],
         }) + impl_files +
                ([expected_verdicts] if expected_verdicts else []) + extra_data + [
             ":%s_toolchain" % name,
@@ -657,6 +704,53 @@ def _report_test(
         **compat
     )
 
+# The own view's message-passing test under ThreadSanitizer in any build: the
+# binary and everything it links (the endpoint, gtest) compiled and linked
+# with -fsanitize=thread, so a relaxed counter store or load of the endpoint's
+# view is a reported race in a plain `bazel test` (g++ links its libtsan, a
+# part of libgcc-12-dev; clang its own). A build that already has it
+# (--config=tsan) is left as it is, and so is one with AddressSanitizer, which
+# cannot be combined with it (the test then skips: built without TSan).
+def _tsan_transition_impl(settings, attr):
+    copts = settings["//command_line_option:copt"]
+    linkopts = settings["//command_line_option:linkopt"]
+    sanitizers = ",".join([o for o in copts if o.startswith("-fsanitize=")])
+    if "thread" in sanitizers or "address" in sanitizers:
+        return {"//command_line_option:copt": copts, "//command_line_option:linkopt": linkopts}
+    return {
+        "//command_line_option:copt": copts + ["-fsanitize=thread"],
+        "//command_line_option:linkopt": linkopts + ["-fsanitize=thread"],
+    }
+
+_tsan_transition = transition(
+    implementation = _tsan_transition_impl,
+    inputs = ["//command_line_option:copt", "//command_line_option:linkopt"],
+    outputs = ["//command_line_option:copt", "//command_line_option:linkopt"],
+)
+
+def _transitioned_binary_impl(ctx):
+    dep = ctx.attr.binary
+    if type(dep) == "list":
+        dep = dep[0]
+    info = dep[DefaultInfo]
+    exe = info.files_to_run.executable
+    out = ctx.actions.declare_file(ctx.label.name)
+    ctx.actions.symlink(output = out, target_file = exe, is_executable = True)
+    runfiles = ctx.runfiles(files = [exe]).merge(info.default_runfiles)
+    return [DefaultInfo(executable = out, files = depset([out]), runfiles = runfiles)]
+
+_tsan_binary = rule(
+    implementation = _transitioned_binary_impl,
+    doc = "`binary`, built with ThreadSanitizer, under a name of its own.",
+    attrs = {
+        "binary": attr.label(cfg = _tsan_transition, executable = True, mandatory = True),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+    executable = True,
+)
+
 # For spsq_l3_certification's once-built binaries (the L3 counter wrap): the
 # wrap's speed is the L3 queue's own, and the adapter library (with the queue
 # behind it) is compiled by its own cc_library, which -O2 on the test source
@@ -671,19 +765,8 @@ _l3_opt_transition = transition(
     outputs = ["//command_line_option:compilation_mode"],
 )
 
-def _l3_opt_binary_impl(ctx):
-    dep = ctx.attr.binary
-    if type(dep) == "list":
-        dep = dep[0]
-    info = dep[DefaultInfo]
-    exe = info.files_to_run.executable
-    out = ctx.actions.declare_file(ctx.label.name)
-    ctx.actions.symlink(output = out, target_file = exe, is_executable = True)
-    runfiles = ctx.runfiles(files = [exe]).merge(info.default_runfiles)
-    return [DefaultInfo(executable = out, files = depset([out]), runfiles = runfiles)]
-
 _l3_opt_binary = rule(
-    implementation = _l3_opt_binary_impl,
+    implementation = _transitioned_binary_impl,
     doc = "`binary`, built in compilation mode opt, under a name of its own.",
     attrs = {
         "binary": attr.label(cfg = _l3_opt_transition, executable = True, mandatory = True),

@@ -17,6 +17,7 @@
 #include "conformance/harness/publish_order.h"
 #if SPSQ_L2_TYPED
 #include "conformance/l2/l2_typed.h"
+#include "conformance/l2/view_cache_hooks.h"
 #else
 #include "conformance/l2/l2_fixture.h"
 #endif
@@ -503,26 +504,10 @@ void RecordInvalidate(const void* addr, uint64_t n) {
   Invalidates().push_back({static_cast<const uint8_t*>(addr), n, {}});
 }
 
-// Converts to whatever hooks struct the view's constructor takes, as long as
-// it has `flush` and `invalidate` members taking (const void*, uint64_t).
-struct HookProbe {
-  template <class T, class = decltype(std::declval<T&>().flush = &RecordFlush),
-            class = decltype(std::declval<T&>().invalidate = &RecordInvalidate)>
-  operator T() const {  // NOLINT: implicit by design
-    T t{};
-    t.flush = &RecordFlush;
-    t.invalidate = &RecordInvalidate;
-    return t;
-  }
-};
-
-template <class V, class = void>
-struct HasCacheHooks : std::false_type {};
+using HookProbe = CacheHookProbe<&RecordFlush, &RecordInvalidate>;
 template <class V>
-struct HasCacheHooks<V, std::void_t<decltype(V(std::declval<RegionPartLocalSpan>(),
-                                                std::declval<RegionPartLocalSpan>(),
-                                                std::declval<typename TypedApi::Clock>(),
-                                                HookProbe{}))>> : std::true_type {};
+using HasCacheHooks =
+    TakesCacheHooks<V, RegionPartLocalSpan, typename TypedApi::Clock, HookProbe>;
 
 template <class V>
 void JudgeCacheHooks(RegionMemory& m, const wire::Layout& l) {

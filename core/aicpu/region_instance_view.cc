@@ -64,6 +64,11 @@ bool RegionInstanceView::Counter::wait(uint64_t offset, int32_t cmp_value, Regio
                                        uint64_t timeout_ns, int32_t& observed) {
   int32_t* p = slot(offset, RegionViewOp::WAIT, "counter wait");
   if (p == nullptr) return false;
+  if (!region_wait_cmp_known(cmp)) {
+    view_->fail(RegionViewErrorKind::INVALID_ENUM, RegionViewOp::WAIT,
+                "counter wait with unknown comparison %u", static_cast<unsigned>(cmp));
+    return false;
+  }
   const uint64_t start = view_->clock_.now_ns();
   for (uint32_t spins = 0;; ++spins) {
     observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);

@@ -178,6 +178,11 @@ inline bool RegionInstanceView::Counter::test(uint64_t offset, int32_t cmp_value
                                               RegionWaitCmp cmp, Sample& sample) {
   int32_t* p = slot(offset, RegionViewOp::TEST, "counter test");
   if (p == nullptr) return false;
+  if (!region_wait_cmp_known(cmp)) {
+    view_->fail(RegionViewErrorKind::INVALID_ENUM, RegionViewOp::TEST,
+                "counter test with unknown comparison %u", static_cast<unsigned>(cmp));
+    return false;
+  }
   sample.observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
   sample.matched = region_wait_cmp_holds(sample.observed, cmp, cmp_value);
   return true;

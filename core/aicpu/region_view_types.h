@@ -62,6 +62,12 @@ struct RegionViewError {
   char message[kRegionViewErrorMessageBytes] = {};
 };
 
+// True for the six comparisons the contract defines; test and wait refuse
+// any other value (INVALID_ENUM) rather than answer it.
+inline bool region_wait_cmp_known(RegionWaitCmp cmp) {
+  return static_cast<uint32_t>(cmp) <= static_cast<uint32_t>(RegionWaitCmp::LE);
+}
+
 // Evaluates `observed CMP cmp_value` for a RegionWaitCmp.
 inline bool region_wait_cmp_holds(int32_t observed, RegionWaitCmp cmp, int32_t cmp_value) {
   switch (cmp) {
