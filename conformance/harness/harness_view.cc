@@ -163,6 +163,7 @@ bool HarnessView::Payload::do_write(uint64_t offset, const void* src, uint64_t n
   if (s_->coherence != nullptr) s_->coherence->flush(s_->side, offset, nbytes);
   s_->memory->sync_shadow(RegionMemory::kPayload, offset, nbytes);
   s_->idle_tests = 0;
+  s_->idle_waits = 0;
   log_entry(s_, a);
   return true;
 }
@@ -189,6 +190,7 @@ bool HarnessView::Counter::do_notify(uint64_t offset, int32_t value, uint32_t op
   }
   s_->memory->sync_shadow(RegionMemory::kCounter, offset, 4);
   s_->idle_tests = 0;
+  s_->idle_waits = 0;
   log_entry(s_, a);
   return true;
 }
@@ -248,6 +250,27 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
               "endpoint keeps calling counter().wait() without end (over the wait budget)");
     return false;
   }
+  // A wait whose condition holds is served whatever the count.
+  bool holds_now = false;
+  bool cmp_known = false;
+  if (s_->idle_wait_budget != 0 && s_->idle_waits >= s_->idle_wait_budget) {
+    holds_now = wait_cmp_holds(__atomic_load_n(slot(s_, offset), __ATOMIC_ACQUIRE), cmp,
+                               cmp_value, &cmp_known);
+  }
+  if (s_->idle_wait_budget != 0 && s_->idle_waits >= s_->idle_wait_budget && cmp_known &&
+      !holds_now) {
+    char text[200];
+    std::snprintf(text, sizeof(text),
+                  "the endpoint kept waiting past its deadline: %" PRIu64
+                  " counter().wait() calls in a row saw no progress",
+                  s_->idle_waits);
+    if (s_->exhausted.empty()) s_->exhausted = text;
+    fail(s_, text);
+    a.ok = false;
+    a.note = text;
+    log_entry(s_, a);
+    return false;
+  }
   const uint64_t start = VirtualClock::peek();
   const uint64_t span = s_->short_waits && timeout_ns > 1 ? timeout_ns / 2 + 1 : timeout_ns;
   const uint64_t deadline = start > ~uint64_t{0} - span ? ~uint64_t{0} : start + span;
@@ -268,6 +291,7 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
     break;
   }
   s_->idle_tests = 0;
+  s_->idle_waits = held ? 0 : s_->idle_waits + 1;
   if (s_->lean) return held;
   a.observed = *observed;
   a.ok = held;

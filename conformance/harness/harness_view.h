@@ -74,6 +74,17 @@ struct ViewState {
   // than hanging it (a wait whose condition holds does not move time).
   uint64_t wait_budget = 0;
   uint64_t waits = 0;
+  // The default hang guard, on in every view: wait() calls in a row whose
+  // condition did not hold, with no notify() or write() between them. An
+  // endpoint that waits past its deadline where virtual time cannot move (at
+  // the end of time) would call wait() forever; beyond this many the call is
+  // refused and `exhausted` says why. 0: no guard (a test of the view itself).
+  static constexpr uint64_t kIdleWaitBudget = 1000000;
+  uint64_t idle_wait_budget = kIdleWaitBudget;
+  uint64_t idle_waits = 0;
+  // Why the view stopped serving an endpoint that ran out of a budget (empty:
+  // it did not). Not a contract misuse: the test's own clauses FAIL with it.
+  std::string exhausted;
   std::vector<std::string> violations;  // contract misuse seen by the view
   uint64_t idle_tests = 0;              // test() calls since time last moved
   uint64_t idle_tests_time = 0;
@@ -139,6 +150,7 @@ class HarnessView {
           s_->memory->sync_shadow(RegionMemory::kPayload, offset, nbytes);
         }
         s_->idle_tests = 0;
+        s_->idle_waits = 0;
         return true;
       }
       return do_write(offset, src, nbytes);
@@ -178,6 +190,7 @@ class HarnessView {
           s_->memory->sync_shadow(RegionMemory::kCounter, offset, 4);
         }
         s_->idle_tests = 0;
+        s_->idle_waits = 0;
         return true;
       }
       return do_notify(offset, value, n);
