@@ -163,7 +163,6 @@ bool HarnessView::Payload::do_write(uint64_t offset, const void* src, uint64_t n
   if (s_->coherence != nullptr) s_->coherence->flush(s_->side, offset, nbytes);
   s_->memory->sync_shadow(RegionMemory::kPayload, offset, nbytes);
   s_->idle_tests = 0;
-  s_->idle_waits = 0;
   log_entry(s_, a);
   return true;
 }
@@ -190,7 +189,6 @@ bool HarnessView::Counter::do_notify(uint64_t offset, int32_t value, uint32_t op
   }
   s_->memory->sync_shadow(RegionMemory::kCounter, offset, 4);
   s_->idle_tests = 0;
-  s_->idle_waits = 0;
   log_entry(s_, a);
   return true;
 }
@@ -262,7 +260,7 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
     char text[200];
     std::snprintf(text, sizeof(text),
                   "the endpoint kept waiting past its deadline: %" PRIu64
-                  " counter().wait() calls in a row saw no progress",
+                  " counter().wait() calls in a row ended without their condition holding",
                   s_->idle_waits);
     if (s_->exhausted.empty()) s_->exhausted = text;
     fail(s_, text);
