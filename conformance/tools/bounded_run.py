@@ -10,7 +10,8 @@ without end or print without end. Each run here has:
     reserve terabytes of address space they never touch, and a suite region
     of depth 2^30 maps 64 GiB lazily, so RLIMIT_AS or RLIMIT_DATA would stop
     correct binaries. The bound is polled every POLL_S seconds, so a binary
-    may pass it by what it allocates in that time;
+    may pass it by what it allocates in that time (the processes it
+    started, by what they allocate in SESSION_POLLS polls);
   - an output bound on what it writes to its log.
 $SPSQ_CERT_MEMORY_MIB and $SPSQ_CERT_OUTPUT_MIB change the last two.
 Out of any of them, the whole session is killed and the outcome names the
@@ -22,7 +23,10 @@ import signal
 import subprocess
 import time
 
-POLL_S = 0.05
+POLL_S = 0.1
+# The whole session's memory is summed every SESSION_POLLS polls (a scan of
+# /proc); the binary's own, every poll.
+SESSION_POLLS = 10
 PAGE = os.sysconf("SC_PAGE_SIZE")
 DEFAULT_MEMORY_MIB = 4096
 # Sanitized builds keep shadow memory resident beside what the test uses.
@@ -68,21 +72,32 @@ def is_sanitized(binary):
     return any(s in data for s in (b"__asan_init", b"__tsan_init", b"__msan_init"))
 
 
+def _stat_fields(pid):
+    """The fields of /proc/<pid>/stat after the name (state first), or None."""
+    try:
+        with open("/proc/%s/stat" % pid, "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None  # gone meanwhile
+    fields = stat[stat.rfind(b")") + 2:].split()
+    return fields if len(fields) > 21 else None
+
+
+def rss_mib(pid):
+    """Resident memory of one process, in MiB (0 once it is gone)."""
+    fields = _stat_fields(pid)
+    return (int(fields[21]) * PAGE) >> 20 if fields else 0  # rss: field 24
+
+
 def session_rss_mib(sid):
     """Resident memory of every process in session `sid`, in MiB."""
     total = 0
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry, "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue  # gone meanwhile
-        fields = stat[stat.rfind(b")") + 2:].split()
-        # After the name: state, ppid, pgrp, session, ..., rss (field 24).
-        if len(fields) > 21 and int(fields[3]) == sid:
-            total += int(fields[21]) * PAGE
+        if entry.isdigit():
+            fields = _stat_fields(entry)
+            # After the name: state, ppid, pgrp, session, ..., rss.
+            if fields and int(fields[3]) == sid:
+                total += int(fields[21]) * PAGE
     return total >> 20
 
 
@@ -141,6 +156,7 @@ def run(cmd, env, log_path, time_s, test_time_s=None, memory_mib=None, output_mi
         watch = _TestWatch(log_path, offset)
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True)
+        polls, others = 0, 0  # others: what the rest of the session held at the last scan
         while True:
             try:
                 proc.wait(timeout=POLL_S)
@@ -149,7 +165,11 @@ def run(cmd, env, log_path, time_s, test_time_s=None, memory_mib=None, output_mi
                 pass
             now = time.monotonic()
             watch.poll(now)
-            rss = session_rss_mib(proc.pid)
+            own = rss_mib(proc.pid)
+            if polls % SESSION_POLLS == 0:
+                others = max(0, session_rss_mib(proc.pid) - own)
+            polls += 1
+            rss = own + others
             out.peak_mib = max(out.peak_mib, rss)
             written = os.path.getsize(log_path) - offset
             if rss > memory_mib:
