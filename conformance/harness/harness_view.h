@@ -97,7 +97,7 @@ struct ViewState {
   // many the call is refused and `exhausted` says why. No test lets a
   // correct endpoint time out nearly this often in a row. (Counted in wait()
   // alone, so the lean hot paths pay nothing.) 0: no guard.
-  static constexpr uint64_t kIdleWaitBudget = 1000000;
+  static constexpr uint64_t kIdleWaitBudget = 100000;
   uint64_t idle_wait_budget = kIdleWaitBudget;
   uint64_t idle_waits = 0;
   // Why the view stopped serving an endpoint that ran out of a budget (empty:
