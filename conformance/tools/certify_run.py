@@ -53,6 +53,7 @@ class _Deadline(object):
 
     def __init__(self):
         self.end = None
+        self.budget_s = 0
 
     def start(self):
         budget = os.environ.get("TEST_TIMEOUT")
@@ -222,13 +223,17 @@ def list_tests(binary):
     return names
 
 
+def source_key(suite, name):
+    """A test's name in its source: "Suite.Test" of "Prefix/Suite.Test/3"."""
+    return "%s.%s" % (suite.split("/")[-1], name.split("/")[0])
+
+
 def attribute(cases, declared):
     """A test that failed before it recorded its clauses (a fixture's SetUp,
     an ASSERT before SPSQ_CLAUSES) judges what its source declares."""
     for case in cases:
         if case.failures and not case.attributed:
-            key = "%s.%s" % (case.suite.split("/")[-1], case.name.split("/")[0])
-            ids = declared.get(key, [])
+            ids = declared.get(source_key(case.suite, case.name), [])
             if ids:
                 case.properties["clauses"] = ",".join(ids)
                 case.failures.append("(clauses taken from the test's source: it failed before "
@@ -268,7 +273,7 @@ def annotate(cases, path, tag, root, env=None):
 
 
 def run_binary(mi, section, path, workdir, crash_map, env_extra=None, test_timeout=None,
-               what="the suite binary"):
+               subject="the suite binary"):
     """TestCases of one binary, isolating tests if the binary dies or runs
     out of a bound. A test that ran out of one (memory, output, its time)
     FAILs its clauses with the reason and is not run again; the others run
@@ -285,7 +290,7 @@ def run_binary(mi, section, path, workdir, crash_map, env_extra=None, test_timeo
         os.unlink(xml)  # a stale one would pass for this run's
     test_timeout = test_timeout or TEST_TIMEOUT_S
     whole = run_gtest(path, xml, dumps, log, env_extra=env_extra, test_timeout=test_timeout,
-                      what=what)
+                      what=subject)
     rc = whole.reason or whole.rc
     if not whole.bounded and whole.rc in (0, 1) and os.path.exists(xml):
         return attribute(V.parse_gtest_xml(xml, binary_name), crash_map), rc
@@ -308,7 +313,7 @@ def run_binary(mi, section, path, workdir, crash_map, env_extra=None, test_timeo
     for full in list_tests(path):
         suite, name = full.split(".", 1)
         case = V.TestCase(binary_name, suite, name)
-        case.properties["clauses"] = ",".join(crash_map.get(full, []))
+        case.properties["clauses"] = ",".join(crash_map.get(source_key(suite, name), []))
         if full == whole.culprit:
             case.failures.append("%s: %s; see logs/%s.log" % (full, whole.reason, tag))
             cases.append(case)
@@ -325,7 +330,7 @@ def run_binary(mi, section, path, workdir, crash_map, env_extra=None, test_timeo
             os.unlink(one_xml)
         one = run_gtest(path, one_xml, dumps, log, ["--gtest_filter=" + full],
                         timeout=test_timeout, env_extra=env_extra, test_timeout=test_timeout,
-                        what=what)
+                        what=subject)
         if not one.bounded and one.rc in (0, 1) and os.path.exists(one_xml):
             cases.extend(attribute(V.parse_gtest_xml(one_xml, binary_name), crash_map))
             continue
@@ -544,7 +549,7 @@ def main(argv):
         suite_like = stage in ("suite", "noncoherent")
         got, rc = run_binary(mi, section, path, pkg, crash_map, env,
                              test_timeout=TEST_TIMEOUT_S if suite_like else BINARY_TIMEOUT_S,
-                             what="the %s binary" % ("suite" if suite_like else stage))
+                             subject="the %s binary" % ("suite" if suite_like else stage))
         annotate(got, path, "mi%s_%s" % (mi, section), pkg, env)
         cases.extend(got)
         ran_binaries.append(path)
