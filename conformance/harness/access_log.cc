@@ -92,10 +92,23 @@ size_t AccessLog::written_by(size_t from, uint64_t off, uint64_t n) const {
 std::string AccessLog::dump(size_t from, size_t to) const {
   if (to == npos || to > entries_.size()) to = entries_.size();
   std::string out;
-  char prefix[48];
+  char prefix[96];
+  const size_t half = kDumpEntries / 2;
   for (size_t i = from; i < to; ++i) {
+    if (to - from > kDumpEntries && i == from + half) {
+      const size_t skip = to - from - 2 * half;
+      std::snprintf(prefix, sizeof(prefix), "  ... %zu entries not listed ...\n", skip);
+      out += prefix;
+      i += skip - 1;
+      continue;
+    }
     std::snprintf(prefix, sizeof(prefix), "  #%zu t=%" PRIu64 " ", i, entries_[i].time_ns);
     out += prefix + entries_[i].describe() + "\n";
+  }
+  if (to == entries_.size() && dropped_ != 0) {
+    std::snprintf(prefix, sizeof(prefix), "  ... and %" PRIu64 " more, not kept (log full)\n",
+                  dropped_);
+    out += prefix;
   }
   return out;
 }

@@ -56,11 +56,40 @@ struct Access {
   std::string describe() const;
 };
 
+// Holds at most capacity() entries: an endpoint that never stops calling
+// its view (a spin, a wait past its deadline) must cost a bounded amount of
+// memory. Entries past the cap are counted, not kept; dropped() > 0 means the
+// log is incomplete, which the suite reports as a failure of the test.
 class AccessLog {
  public:
-  void add(const Access& a) { entries_.push_back(a); }
-  void add(Access&& a) { entries_.push_back(std::move(a)); }
-  void clear() { entries_.clear(); }
+  // ~100 bytes an entry: about 100 MiB at most, 100 times what any test of
+  // the suites records.
+  static constexpr size_t kDefaultCapacity = size_t{1} << 20;
+  // Listings (dump) show at most this many entries, the first and the last.
+  static constexpr size_t kDumpEntries = 200;
+
+  void add(const Access& a) {
+    if (entries_.size() < capacity_) {
+      entries_.push_back(a);
+    } else {
+      ++dropped_;
+    }
+  }
+  void add(Access&& a) {
+    if (entries_.size() < capacity_) {
+      entries_.push_back(std::move(a));
+    } else {
+      ++dropped_;
+    }
+  }
+  void clear() {
+    entries_.clear();
+    dropped_ = 0;
+  }
+  size_t capacity() const { return capacity_; }
+  void set_capacity(size_t n) { capacity_ = n; }
+  // Entries not kept since the log was full.
+  uint64_t dropped() const { return dropped_; }
 
   const std::vector<Access>& entries() const { return entries_; }
   size_t size() const { return entries_.size(); }
@@ -81,11 +110,14 @@ class AccessLog {
   size_t written_by(size_t from, uint64_t off, uint64_t n) const;
   static constexpr size_t npos = static_cast<size_t>(-1);
 
-  // Readable listing of entries [from, to) (to = npos: the end).
+  // Readable listing of entries [from, to) (to = npos: the end); of a longer
+  // range, the first and last kDumpEntries / 2, and how many lie between.
   std::string dump(size_t from = 0, size_t to = npos) const;
 
  private:
   std::vector<Access> entries_;
+  size_t capacity_ = kDefaultCapacity;
+  uint64_t dropped_ = 0;
 };
 
 }  // namespace spsq_conf

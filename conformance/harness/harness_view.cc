@@ -248,6 +248,27 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
               "endpoint keeps calling counter().wait() without end (over the wait budget)");
     return false;
   }
+  // A wait whose condition holds is served whatever the count.
+  bool holds_now = false;
+  bool cmp_known = false;
+  if (s_->idle_wait_budget != 0 && s_->idle_waits >= s_->idle_wait_budget) {
+    holds_now = wait_cmp_holds(__atomic_load_n(slot(s_, offset), __ATOMIC_ACQUIRE), cmp,
+                               cmp_value, &cmp_known);
+  }
+  if (s_->idle_wait_budget != 0 && s_->idle_waits >= s_->idle_wait_budget && cmp_known &&
+      !holds_now) {
+    char text[200];
+    std::snprintf(text, sizeof(text),
+                  "the endpoint kept waiting past its deadline: %" PRIu64
+                  " counter().wait() calls in a row ended without their condition holding",
+                  s_->idle_waits);
+    if (s_->exhausted.empty()) s_->exhausted = text;
+    fail(s_, text);
+    a.ok = false;
+    a.note = text;
+    log_entry(s_, a);
+    return false;
+  }
   const uint64_t start = VirtualClock::peek();
   const uint64_t span = s_->short_waits && timeout_ns > 1 ? timeout_ns / 2 + 1 : timeout_ns;
   const uint64_t deadline = start > ~uint64_t{0} - span ? ~uint64_t{0} : start + span;
@@ -270,6 +291,7 @@ bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t 
   s_->idle_tests = 0;
   s_->last_cut_short = !held && span < timeout_ns;
   s_->cut_short += s_->last_cut_short;
+  s_->idle_waits = held ? 0 : s_->idle_waits + 1;
   if (s_->lean) return held;
   a.observed = *observed;
   a.ok = held;

@@ -92,6 +92,20 @@ struct ViewState {
   // when this is null; everything else behaves as without it.
   NonCoherentPayload* coherence = nullptr;
   Side side = Side::kL2;
+  // (Last: the fields the lean paths read stay together above.)
+  // The default hang guard, on in every view: wait() calls in a row whose
+  // condition did not hold (a wait whose condition holds restarts the
+  // count). An endpoint that waits past its deadline where virtual time
+  // cannot move (at the end of time) would call wait() forever; beyond this
+  // many the call is refused and `exhausted` says why. No test lets a
+  // correct endpoint time out nearly this often in a row. (Counted in wait()
+  // alone, so the lean hot paths pay nothing.) 0: no guard.
+  static constexpr uint64_t kIdleWaitBudget = 100000;
+  uint64_t idle_wait_budget = kIdleWaitBudget;
+  uint64_t idle_waits = 0;
+  // Why the view stopped serving an endpoint that ran out of a budget (empty:
+  // it did not). Not a contract misuse: the test's own clauses FAIL with it.
+  std::string exhausted;
   // A view that is already failed when handed to the endpoint.
   void fail_now(const char* why);
   // The payload base the endpoint sees: its side's copy, or the memory.

@@ -202,6 +202,77 @@ TEST_F(HarnessViewTest, WaitsBeyondTheBudgetAreAViolation) {
   EXPECT_EQ(VirtualClock::peek(), VirtualClock::kDefaultStart) << "no wait moved time";
 }
 
+// An endpoint that waits 1 ms past its deadline can never get there at the
+// end of time: each wait returns at once, and it waits again. By default the
+// view refuses the wait after a budget of such waits in a row, and says why.
+TEST_F(HarnessViewTest, WaitingPastTheDeadlineAtTheEndOfTimeRunsOutOfTheIdleWaitBudget) {
+  EXPECT_EQ(ViewState().idle_wait_budget, ViewState::kIdleWaitBudget) << "on by default";
+  state_.idle_wait_budget = 1000;
+  VirtualClock::reset(~uint64_t{0} - 5);
+  HarnessView v(&state_);
+  int32_t observed = 0;
+  uint64_t calls = 0;
+  // The defective endpoint: its own deadline is now + 1 ms, which the view's
+  // clock (saturated at 2^64 - 1) never passes.
+  while (calls < 10000 && v.counter().wait(0, 1, TheirCmp::EQ, 1000000, observed) == false &&
+         !v.failed()) {
+    ++calls;
+  }
+  EXPECT_EQ(calls, 1000u) << "the 1001st idle wait is refused";
+  EXPECT_TRUE(v.failed());
+  EXPECT_NE(state_.exhausted.find("kept waiting past its deadline: 1000 "), std::string::npos)
+      << state_.exhausted;
+  EXPECT_TRUE(state_.violations.empty()) << "running out of a budget is no contract misuse";
+  // Further calls are refused at once and stay cheap: the log is bounded.
+  for (int i = 0; i < 100; ++i) EXPECT_FALSE(v.counter().wait(0, 1, TheirCmp::EQ, 1, observed));
+  EXPECT_LE(log_.size(), 1101u);
+}
+
+TEST_F(HarnessViewTest, AWaitThatHeldRestartsTheIdleWaitCount) {
+  state_.idle_wait_budget = 3;
+  HarnessView v(&state_);
+  int32_t observed = 0;
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 3; ++i) EXPECT_FALSE(v.counter().wait(0, 1, TheirCmp::EQ, 10, observed));
+    memory_.store_counter(0, 1);
+    // Over the count, yet served: its condition holds.
+    EXPECT_TRUE(v.counter().wait(0, 1, TheirCmp::EQ, 10, observed));
+    memory_.store_counter(0, 0);
+  }
+  EXPECT_FALSE(v.failed()) << state_.exhausted;
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(v.counter().wait(0, 1, TheirCmp::EQ, 10, observed));
+  EXPECT_FALSE(v.failed());
+  EXPECT_FALSE(v.counter().wait(0, 1, TheirCmp::EQ, 10, observed));
+  EXPECT_TRUE(v.failed()) << "the fourth idle wait in a row";
+}
+
+TEST(AccessLogTest, KeepsAtMostItsCapacityAndCountsTheRest) {
+  AccessLog log;
+  EXPECT_EQ(log.capacity(), AccessLog::kDefaultCapacity);
+  log.set_capacity(10);
+  Access a;
+  for (uint64_t i = 0; i < 15; ++i) {
+    a.offset = i;
+    log.add(a);
+  }
+  EXPECT_EQ(log.size(), 10u);
+  EXPECT_EQ(log.dropped(), 5u);
+  EXPECT_NE(log.dump().find("and 5 more, not kept (log full)"), std::string::npos);
+  log.clear();
+  EXPECT_EQ(log.dropped(), 0u);
+}
+
+TEST(AccessLogTest, ListsTheFirstAndLastEntriesOfALongRange) {
+  AccessLog log;
+  const size_t n = AccessLog::kDumpEntries + 50;
+  for (size_t i = 0; i < n; ++i) log.add(Access());
+  const std::string text = log.dump();
+  EXPECT_NE(text.find("#0 "), std::string::npos);
+  EXPECT_NE(text.find("#" + std::to_string(n - 1) + " "), std::string::npos);
+  EXPECT_EQ(text.find("#" + std::to_string(AccessLog::kDumpEntries / 2) + " "), std::string::npos);
+  EXPECT_NE(text.find("... 50 entries not listed ..."), std::string::npos);
+}
+
 TEST_F(HarnessViewTest, StoresBehindTheViewsBackAreLoggedAtTheNextCall) {
   HarnessView v(&state_);
   TheirPayloadSpan out{};

@@ -15,6 +15,12 @@
 namespace spsq_conf {
 namespace {
 
+// Bounds on what a failure writes: the text of a region (decoded slots and
+// the log's tail), one dump, and all dumps of one process.
+constexpr size_t kDescribeBytes = size_t{256} << 10;
+constexpr uint64_t kDumpRegionBytes = uint64_t{64} << 20;
+constexpr uint64_t kDumpBudget = uint64_t{256} << 20;
+
 // Shadow tracking doubles memory and costs a scan per view call: keep it for
 // the small regions nearly every test uses.
 constexpr uint64_t kShadowLimit = 1 << 20;
@@ -156,6 +162,16 @@ void QueueRegion::check_invariants(Side side, const char* who,
                                    const std::vector<std::string>& peer_violations,
                                    std::set<std::string>* violated) {
   const char* me = side_name(side);
+  // A budget the endpoint ran out of, or a log it overflowed: outside every
+  // judging block, so they FAIL what the test judges, with the reason.
+  if (!view_state_.exhausted.empty()) {
+    ADD_FAILURE() << who << ": " << view_state_.exhausted;
+  }
+  if (log_.dropped() != 0) {
+    ADD_FAILURE() << who << ": the endpoint made more view calls than the access log keeps ("
+                  << log_.capacity() << " entries; " << log_.dropped()
+                  << " more not kept): it does not stop calling its view";
+  }
   for (const std::string& v : view_state_.violations) {
     ADD_FAILURE() << who << ": W.VIEW.1/S0.REGION.1: contract misuse through the view: " << v;
     violated->insert("W.VIEW.1");
@@ -250,11 +266,26 @@ std::string QueueRegion::describe() const {
   std::snprintf(head, sizeof(head), "view log (last %zu of %zu):\n", n - from, n);
   s += head;
   s += log_.dump(from);
+  if (s.size() > kDescribeBytes) {
+    s.resize(kDescribeBytes);
+    s += "\n... (cut at " + std::to_string(kDescribeBytes) + " bytes)\n";
+  }
   return s;
 }
 
 void QueueRegion::dump_to(const std::string& dir, const std::string& name) const {
-  if (memory_->payload_bytes() > (uint64_t{64} << 20)) return;  // giant lazy regions
+  // One process writes at most kDumpBudget bytes of dumps: a defect that
+  // fails every test must not fill the disk (giant lazy regions are never
+  // dumped; the text of describe() still shows where they stand).
+  static uint64_t dumped = 0;
+  const uint64_t bytes = memory_->payload_bytes() + memory_->counter_bytes();
+  if (memory_->payload_bytes() > kDumpRegionBytes || dumped + bytes > kDumpBudget) {
+    std::printf("(no region dump for %s: %" PRIu64 " bytes, %" PRIu64
+                " of this process's %" PRIu64 "-byte budget used)\n",
+                name.c_str(), bytes, dumped, kDumpBudget);
+    return;
+  }
+  dumped += bytes;
   const std::string base = dir + "/" + name;
   std::ofstream(base + ".region", std::ios::binary) << memory_->dump();
   std::ofstream(base + ".region.args")

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/harness/loop_bound.h"
 #include "conformance/l2/l2_fixture.h"
 
 namespace spsq_conf {
@@ -30,7 +31,8 @@ class Ownership : public L2Test {
   // Acquires n published inputs, in order.
   std::vector<Handle> Acquire(uint64_t n) {
     std::vector<Handle> hs(n);
-    for (uint64_t i = 0; i < n; ++i) {
+    LoopBound acquire("acquire the published inputs", n);
+    for (uint64_t i = 0; i < n && acquire.next(); ++i) {
       EXPECT_TRUE(try_peek(hs[i])) << "input " << i + 1;
     }
     return hs;
@@ -238,7 +240,9 @@ TEST_F(Ownership, TheHeadWaitsForAHeldOldestInputAcrossManyCycles) {
       << "releasing the oldest completes the prefix released behind it";
   // The rest arrive in order and each release now advances the head at once.
   Handle h{};
-  while (try_peek(h)) {
+  LoopBound drain("acquire the rest of the published inputs",
+                  published >= acquired ? published - acquired : 0);
+  while (try_peek(h) && drain.next()) {
     ++acquired;
     EXPECT_EQ(Api::seq(h), acquired);
     ASSERT_TRUE(release(h));

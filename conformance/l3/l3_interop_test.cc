@@ -11,6 +11,7 @@
 
 #include "aicpu/region_instance_view.h"
 #include "common/region_template.h"
+#include "conformance/harness/loop_bound.h"
 #include "conformance/l3/l3_fixture.h"
 
 namespace spsq_conf {
@@ -81,9 +82,10 @@ TEST(L3Interop, DuplexWithTheReferenceL2Endpoint) {
 
   const uint64_t kMessages = 300;
   const uint64_t kSpinBound = uint64_t{1} << 32;
-  uint64_t sent = 0, received = 0, spins = 0;
+  uint64_t sent = 0, received = 0;
   std::vector<uint8_t> buf(4096);
-  while (received < kMessages && spins++ < kSpinBound) {
+  LoopBound exchange("the exchange with the reference L2", kSpinBound);
+  while (received < kMessages && exchange.next()) {
     if (sent < kMessages) {
       const auto v = Payload(sent);
       const L3Status s = l3->try_enqueue(v.data(), v.size());
@@ -107,7 +109,8 @@ TEST(L3Interop, DuplexWithTheReferenceL2Endpoint) {
   }
   EXPECT_EQ(received, kMessages) << "L3: " << l3->error().message;
   L3Status stop = L3Status::kNoProgress;
-  for (uint64_t i = 0; stop == L3Status::kNoProgress && i < kSpinBound; ++i) {
+  LoopBound retry("try_request_stop until there is room", kSpinBound);
+  while (stop == L3Status::kNoProgress && retry.next()) {
     stop = l3->try_request_stop();
     if (stop == L3Status::kNoProgress) std::this_thread::yield();
   }

@@ -31,6 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import bounded_run  # noqa: E402
 import catalogue  # noqa: E402
 import coverage  # noqa: E402
 import report_html  # noqa: E402
@@ -38,12 +39,34 @@ import stages as S  # noqa: E402
 import verdicts as V  # noqa: E402
 
 def _timeouts():
-    """(whole binary, one isolated test) in seconds, within Bazel's budget."""
+    """(whole binary, one test) in seconds, within Bazel's budget. One test's
+    bound is generous (a correct test on a loaded machine, or under a
+    sanitizer, must never reach it): it only names a test that hangs."""
     budget = float(os.environ.get("TEST_TIMEOUT", "3600"))
-    return max(60, int(budget * 0.4)), max(20, int(budget * 0.08))
+    return max(60, int(budget * 0.4)), max(60, int(budget * 0.2))
 
 
 BINARY_TIMEOUT_S, TEST_TIMEOUT_S = _timeouts()
+
+
+class _Deadline(object):
+    """The whole certification's time: Bazel's budget less a reserve for the
+    report, so a run of hanging tests ends in a report, not in a timeout."""
+
+    def __init__(self):
+        self.end = None
+        self.budget_s = 0
+
+    def start(self):
+        budget = os.environ.get("TEST_TIMEOUT")
+        self.end = (time.monotonic() + float(budget) * 0.85 - 10) if budget else None
+        self.budget_s = int(float(budget) * 0.85 - 10) if budget else 0
+
+    def left(self):
+        return float("inf") if self.end is None else self.end - time.monotonic()
+
+
+DEADLINE = _Deadline()
 
 
 def parse_args(argv):
@@ -170,8 +193,13 @@ def suite_revision(marker):
     return rev + ("+local-changes" if dirty else "")
 
 
-def run_gtest(binary, xml_path, dumps, log_path, extra=(), timeout=None, env_extra=None):
-    timeout = timeout or BINARY_TIMEOUT_S
+def run_gtest(binary, xml_path, dumps, log_path, extra=(), timeout=None, env_extra=None,
+              test_timeout=None, what="the suite binary"):
+    """Runs a GoogleTest binary within its bounds (bounded_run): `timeout`
+    for the whole run (cut to what the certification has left),
+    `test_timeout` for any one test, and the memory and output bounds.
+    Returns the bounded_run.Outcome."""
+    timeout = max(1, int(min(timeout or BINARY_TIMEOUT_S, DEADLINE.left())))
     env = dict(os.environ)
     env.update(env_extra or {})
     env["GTEST_OUTPUT"] = "xml:" + xml_path
@@ -179,14 +207,8 @@ def run_gtest(binary, xml_path, dumps, log_path, extra=(), timeout=None, env_ext
     env["TEST_UNDECLARED_OUTPUTS_DIR"] = dumps
     for d in (dumps, os.path.dirname(xml_path), os.path.dirname(log_path)):
         os.makedirs(d, exist_ok=True)
-    with open(log_path, "ab") as log:
-        try:
-            proc = subprocess.run([binary] + list(extra), stdout=log, stderr=subprocess.STDOUT,
-                                  env=env, timeout=timeout)
-            return proc.returncode
-        except subprocess.TimeoutExpired:
-            log.write(b"\n*** timed out after %d s\n" % timeout)
-            return "timeout"
+    return bounded_run.run([binary] + list(extra), env, log_path, timeout,
+                           test_time_s=test_timeout, what=what)
 
 
 def list_tests(binary):
@@ -203,13 +225,17 @@ def list_tests(binary):
     return names
 
 
+def source_key(suite, name):
+    """A test's name in its source: "Suite.Test" of "Prefix/Suite.Test/3"."""
+    return "%s.%s" % (suite.split("/")[-1], name.split("/")[0])
+
+
 def attribute(cases, declared):
     """A test that failed before it recorded its clauses (a fixture's SetUp,
     an ASSERT before SPSQ_CLAUSES) judges what its source declares."""
     for case in cases:
         if case.failures and not case.attributed:
-            key = "%s.%s" % (case.suite.split("/")[-1], case.name.split("/")[0])
-            ids = declared.get(key, [])
+            ids = declared.get(source_key(case.suite, case.name), [])
             if ids:
                 case.properties["clauses"] = ",".join(ids)
                 case.failures.append("(clauses taken from the test's source: it failed before "
@@ -252,18 +278,29 @@ def annotate(cases, path, tag, root, env=None):
     return cases
 
 
-def run_binary(mi, section, path, workdir, crash_map, env_extra=None):
-    """TestCases of one binary, isolating tests if the binary dies."""
+def run_binary(mi, section, path, workdir, crash_map, env_extra=None, test_timeout=None,
+               subject="the suite binary"):
+    """TestCases of one binary, isolating tests if the binary dies or runs
+    out of a bound. A test that ran out of one (memory, output, its time)
+    FAILs its clauses with the reason and is not run again; the others run
+    one per process under the same bounds while the certification has time,
+    and are not run (their clauses UNTESTED, with the reason) once it has
+    none."""
     tag = "mi%s_%s" % (mi, section)
     binary_name = "mi%s:%s" % (mi, section)
     xml = os.path.join(workdir, "xml", tag + ".xml")
     log = os.path.join(workdir, "logs", tag + ".log")
     dumps = os.path.join(workdir, "dumps", tag)
     logged = os.path.getsize(log) if os.path.exists(log) else 0
-    rc = run_gtest(path, xml, dumps, log, env_extra=env_extra)
-    if rc in (0, 1) and os.path.exists(xml):
+    if os.path.exists(xml):
+        os.unlink(xml)  # a stale one would pass for this run's
+    test_timeout = test_timeout or TEST_TIMEOUT_S
+    whole = run_gtest(path, xml, dumps, log, env_extra=env_extra, test_timeout=test_timeout,
+                      what=subject)
+    rc = whole.reason or whole.rc
+    if not whole.bounded and whole.rc in (0, 1) and os.path.exists(xml):
         return attribute(V.parse_gtest_xml(xml, binary_name), crash_map), rc
-    if rc != "timeout" and os.path.exists(xml):
+    if not whole.bounded and os.path.exists(xml):
         # The binary finished (gtest wrote its XML) but a sanitizer that does
         # not halt changed its exit status: each report fails the test that
         # was running, which judged its clauses.
@@ -277,21 +314,34 @@ def run_binary(mi, section, path, workdir, crash_map, env_extra=None):
                 case.failures.append("%s; see logs/%s.log" % (what, tag))
         if reports:
             return attribute(cases, crash_map), rc
-    # Crash or hang: one process per test.
+    # Crash, hang or a bound: one process per test.
     cases = []
     for full in list_tests(path):
-        one_xml = os.path.join(workdir, "xml", "%s.%s.xml" % (tag, full))
-        one_rc = run_gtest(path, one_xml, dumps, log, ["--gtest_filter=" + full],
-                           timeout=TEST_TIMEOUT_S)
-        if one_rc in (0, 1) and os.path.exists(one_xml):
-            cases.extend(attribute(V.parse_gtest_xml(one_xml, binary_name), crash_map))
-            continue
         suite, name = full.split(".", 1)
         case = V.TestCase(binary_name, suite, name)
-        how = "timed out after %d s" % TEST_TIMEOUT_S if one_rc == "timeout" else (
-            "crashed (exit status %s)" % one_rc)
-        case.failures.append("%s %s; see logs/%s.log" % (full, how, tag))
-        case.properties["clauses"] = ",".join(crash_map.get(full, []))
+        case.properties["clauses"] = ",".join(crash_map.get(source_key(suite, name), []))
+        if full == whole.culprit:
+            case.failures.append("%s: %s; see logs/%s.log" % (full, whole.reason, tag))
+            cases.append(case)
+            continue
+        if DEADLINE.left() < 1:
+            case.ran = False
+            case.skip_reason = ("not run: the certification's time budget of %d s ran out "
+                                "(%s; see logs/%s.log)" % (DEADLINE.budget_s, whole.reason or
+                                                           "the binary died", tag))
+            cases.append(case)
+            continue
+        one_xml = os.path.join(workdir, "xml", "%s.%s.xml" % (tag, full))
+        if os.path.exists(one_xml):
+            os.unlink(one_xml)
+        one = run_gtest(path, one_xml, dumps, log, ["--gtest_filter=" + full],
+                        timeout=test_timeout, env_extra=env_extra, test_timeout=test_timeout,
+                        what=subject)
+        if not one.bounded and one.rc in (0, 1) and os.path.exists(one_xml):
+            cases.extend(attribute(V.parse_gtest_xml(one_xml, binary_name), crash_map))
+            continue
+        how = one.reason if one.bounded else "crashed (exit status %s)" % one.rc
+        case.failures.append("%s: %s; see logs/%s.log" % (full, how, tag))
         cases.append(case)
     return cases, rc
 
@@ -455,6 +505,7 @@ def main(argv):
     if problems:
         print("certify: " + "\n  ".join(problems), file=sys.stderr)
         return 2
+    DEADLINE.start()
     out = os.path.abspath(args.out or default_out(args.name))
     if os.path.isdir(out):
         shutil.rmtree(out)
@@ -489,7 +540,12 @@ def main(argv):
         # would end the binary at the first, before the test named its clauses).
         if stage == "tsan":
             env = {"TSAN_OPTIONS": "halt_on_error=0"}
-        got, rc = run_binary(mi, section, path, pkg, crash_map, env)
+        # A suite test has its own time bound; the wrap's one test and a
+        # stage binary's long tests have the whole binary's.
+        suite_like = stage in ("suite", "noncoherent")
+        got, rc = run_binary(mi, section, path, pkg, crash_map, env,
+                             test_timeout=TEST_TIMEOUT_S if suite_like else BINARY_TIMEOUT_S,
+                             subject="the %s binary" % ("suite" if suite_like else stage))
         annotate(got, path, "mi%s_%s" % (mi, section), pkg, env)
         cases.extend(got)
         ran_binaries.append(path)

@@ -10,6 +10,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -276,10 +277,103 @@ exit $rc
 """
 
 
+# A suite binary whose test S.Fails (S3.B.1, in SOURCE) misbehaves as the
+# template's hole says, after S.Passes passed; run alone, S.Passes writes its
+# XML and passes.
+FAKE_MISBEHAVING = r"""#!/bin/sh
+if [ "$1" = "--gtest_list_tests" ]; then printf 'S.\n  Passes\n  Fails\n'; exit 0; fi
+if [ "$1" = "--gtest_filter=S.Passes" ]; then
+  cat > "${GTEST_OUTPUT#xml:}" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuites><testsuite name="S">
+<testcase name="Passes" status="run" result="completed" classname="S">
+<properties><property name="clauses" value="S3.A.1"/></properties></testcase>
+</testsuite></testsuites>
+EOF
+  exit 0
+fi
+if [ -z "$1" ]; then printf '[ RUN      ] S.Passes\n[       OK ] S.Passes (0 ms)\n'; fi
+printf '[ RUN      ] S.Fails\n'
+%s
+"""
+
+# Allocates and touches 4 MiB at a time, without end.
+ALLOCATE = "a = []\nwhile True:\n    a.append(bytearray(b'x' * (4 << 20)))\n"
+
+MISBEHAVIOURS = {
+    # Burns a core and never returns.
+    "spins": "while :; do :; done",
+    # Blocks for ever (in a child process of its own, as a peer would).
+    "blocks": "sleep 1000",
+    "allocates": "exec python3 -c \"%s\"" % ALLOCATE,
+    # A failing check inside an endless loop: a log without end.
+    "floods": "yes 'x.cc:1: Failure'",
+    # Dies of a signal.
+    "crashes": "kill -SEGV $$",
+}
+
+
+class BoundsTest(unittest.TestCase):
+    """Each misbehaving binary ends in a FAIL of the clauses its test judges,
+    with the bound it ran out of in the row, within that bound (seconds):
+    never a hang or a machine out of memory."""
+
+    def certify(self, how, env=None, test_timeout=1):
+        runner = MainTest("run_main")
+        runner.addCleanup = self.addCleanup
+        start = time.monotonic()
+        with mock.patch.object(R, "TEST_TIMEOUT_S", test_timeout):
+            got = runner.run_main("--depth=quick", fake=FAKE_MISBEHAVING % MISBEHAVIOURS[how],
+                                  env_extra=dict(
+                {"SPSQ_CERT_MEMORY_MIB": "100", "SPSQ_CERT_OUTPUT_MIB": "4"}, **(env or {})))
+        return got + (time.monotonic() - start,)
+
+    def check_fail(self, how, reason):
+        status, rows, report, _, elapsed = self.certify(how)
+        self.assertEqual(status, 1)
+        self.assertEqual(rows["S3.A.1"]["verdict"], V.PASS, how)
+        self.assertEqual(rows["S3.B.1"]["verdict"], V.FAIL, how)
+        text = rows["S3.B.1"]["failures"][0]["message"]
+        self.assertIn("S.Fails: " + reason, text)
+        self.assertLess(elapsed, 30, "%s: a bound must end the run in seconds" % how)
+        return report
+
+    def test_a_test_that_spins_fails_at_its_time_bound(self):
+        self.check_fail("spins", "the test exceeded its time bound of 1 s")
+
+    def test_a_test_that_never_returns_fails_at_its_time_bound(self):
+        self.check_fail("blocks", "the test exceeded its time bound of 1 s")
+
+    def test_a_test_that_allocates_without_end_fails_at_the_memory_bound(self):
+        self.check_fail("allocates", "the suite binary exceeded its memory bound of 100 MiB")
+
+    def test_a_test_that_floods_its_log_fails_at_the_output_bound(self):
+        self.check_fail("floods", "the suite binary exceeded its output bound of 4 MiB of log")
+
+    def test_a_test_that_crashes_fails_alone_in_its_rerun(self):
+        self.check_fail("crashes", "crashed (exit status -11)")
+
+    def test_when_the_certification_runs_out_of_time_it_still_reports(self):
+        # Bazel's budget of 13 s leaves the runs 1 s: the hanging test
+        # outlasts it (its own bound is longer) and FAILs with the binary's
+        # bound; no time is left to re-run the test that passed, whose clause
+        # is UNTESTED with the reason, not a certification timed out with
+        # nothing said.
+        status, rows, _, _, elapsed = self.certify("blocks", env={"TEST_TIMEOUT": "13"},
+                                                   test_timeout=20)
+        self.assertEqual(status, 1)
+        self.assertEqual(rows["S3.B.1"]["verdict"], V.FAIL)
+        self.assertIn("S.Fails: the suite binary exceeded its time bound of 1 s",
+                      rows["S3.B.1"]["failures"][0]["message"])
+        self.assertEqual(rows["S3.A.1"]["verdict"], V.UNTESTED)
+        self.assertIn("the certification's time budget of 1 s ran out", rows["S3.A.1"]["detail"])
+        self.assertLess(elapsed, 30)
+
+
 class MainTest(unittest.TestCase):
     """main() end to end over the fake binary."""
 
-    def run_main(self, *extra, fake=FAKE_GTEST, section="s3"):
+    def run_main(self, *extra, fake=FAKE_GTEST, section="s3", env_extra=None):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         d = tmp.name
@@ -300,7 +394,8 @@ class MainTest(unittest.TestCase):
                 "--sources", src] + list(extra)
         env = {k: v for k, v in os.environ.items() if k not in (
             "XML_OUTPUT_FILE", "TEST_UNDECLARED_OUTPUTS_DIR", "TEST_TARGET",
-            "BUILD_WORKSPACE_DIRECTORY", "SPSQ_CERT_DEPTH")}
+            "BUILD_WORKSPACE_DIRECTORY", "SPSQ_CERT_DEPTH", "TEST_TIMEOUT")}
+        env.update(env_extra or {})
         with mock.patch.dict(os.environ, env, clear=True), mock.patch("sys.stdout") as stdout:
             status = R.main(argv)
         printed = "".join(c.args[0] for c in stdout.write.call_args_list)

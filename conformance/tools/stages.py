@@ -41,8 +41,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
+import bounded_run
 import verdicts as V
 
 DEPTHS = ("quick", "standard", "deep")
@@ -245,6 +247,24 @@ def _keep_reproducer(src, pkg, run, index):
     return os.path.relpath(dest, pkg)
 
 
+REPLAY_SECONDS = 1800
+
+
+def _replay(binary, files):
+    """Runs the replay build over `files` within the bounds of any binary
+    (bounded_run): (exit status or None, its output, the bound it ran out of)."""
+    fd, path = tempfile.mkstemp(prefix="spsq-replay-", suffix=".log")
+    os.close(fd)
+    try:
+        out = bounded_run.run([binary] + files, dict(os.environ), path, REPLAY_SECONDS,
+                              what="the replay binary")
+        with open(path, "rb") as f:
+            text = f.read().decode(errors="replace")
+    finally:
+        os.unlink(path)
+    return out.rc, text, out.reason
+
+
 def run_corpus(what, binary, corpus, pkg, label, progress, log_path, minimizer=None):
     """Replays every input of `corpus` through `binary` (the harness's plain
     replay build). A crash is a finding; the replay goes on after the crashing
@@ -257,20 +277,19 @@ def run_corpus(what, binary, corpus, pkg, label, progress, log_path, minimizer=N
     start = time.time()
     remaining = files
     while remaining and len(run.findings) < MAX_FINDINGS:
-        proc = subprocess.run([binary] + remaining, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=1800)
-        text = proc.stdout.decode(errors="replace")
+        rc, text, bound = _replay(binary, remaining)
         with open(log_path, "a") as log:
             log.write(text)
         run.note_divergences(text)
-        if proc.returncode == 0:
+        if rc == 0:
             run.execs += len(remaining)
             break
         m = CRASHING_INPUT.search(text)
         crashed = m.group(1).strip() if m else None
         if crashed not in remaining:
             run.status = "FAIL"
-            run.reason = "the replay failed outside any input: " + crash_summary(text)
+            # Killed at a bound, the driver could not name its input.
+            run.reason = bound or "the replay failed outside any input: " + crash_summary(text)
             run.elapsed = time.time() - start
             return run
         at = remaining.index(crashed)
@@ -301,11 +320,10 @@ def replay_quietly(binary, corpus):
     profiles); findings there were already reported by the fuzz stage."""
     files = _inputs([corpus])
     while files:
-        proc = subprocess.run([binary] + files, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=1800)
-        if proc.returncode == 0:
+        rc, text, _ = _replay(binary, files)
+        if rc == 0:
             return
-        m = CRASHING_INPUT.search(proc.stdout.decode(errors="replace"))
+        m = CRASHING_INPUT.search(text)
         crashed = m.group(1).strip() if m else None
         if crashed not in files:
             return
