@@ -3,6 +3,7 @@
 // includes core/l3 headers); the suite itself never does.
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "common/spsq_binding.h"
@@ -40,6 +41,7 @@ class ReferenceL3Adapter : public L3Adapter {
     if (!spsc_queue::decode_endpoint_binding(scalars, count, &b)) return false;
     spsc_queue::MonotonicClock clock{};
     clock.now_ns = now_ns;
+    now_ns_ = now_ns;
     queue_.reset(new Queue(b, view, clock, nullptr));
     return true;
   }
@@ -73,13 +75,15 @@ class ReferenceL3Adapter : public L3Adapter {
     return map(queue_->input().try_enqueue(data, n));
   }
   L3Status enqueue(const void* data, uint64_t n, uint64_t timeout_ns) override {
-    return map(queue_->input().enqueue(data, n, ns(timeout_ns)));
+    return waiting(timeout_ns, [&](std::chrono::nanoseconds t) {
+      return queue_->input().enqueue(data, n, t);
+    });
   }
   // The queue-level stop calls, as the spec spells them: the suite's stop
   // clauses are then judged on that spelling.
   L3Status try_request_stop() override { return map(queue_->try_request_stop()); }
   L3Status request_stop(uint64_t timeout_ns) override {
-    return map(queue_->request_stop(ns(timeout_ns)));
+    return waiting(timeout_ns, [&](std::chrono::nanoseconds t) { return queue_->request_stop(t); });
   }
 
   L3Status try_peek(L3Message* m) override {
@@ -90,7 +94,9 @@ class ReferenceL3Adapter : public L3Adapter {
   }
   L3Status peek(uint64_t timeout_ns, L3Message* m) override {
     spsc_queue::WorkerChipMessage h{};
-    const L3Status s = map(queue_->output().peek(ns(timeout_ns), &h));
+    const L3Status s = waiting(timeout_ns, [&](std::chrono::nanoseconds t) {
+      return queue_->output().peek(t, &h);
+    });
     if (s == L3Status::kOk) *m = to_message(h);
     return s;
   }
@@ -109,13 +115,35 @@ class ReferenceL3Adapter : public L3Adapter {
   L3Status dequeue_into(void* buffer, uint64_t capacity, uint64_t timeout_ns,
                         L3Message* m) override {
     spsc_queue::WorkerChipMessage h{};
-    const L3Status s = map(queue_->output().dequeue_into(buffer, capacity, ns(timeout_ns), &h));
+    const L3Status s = waiting(timeout_ns, [&](std::chrono::nanoseconds t) {
+      return queue_->output().dequeue_into(buffer, capacity, t, &h);
+    });
     if (s == L3Status::kOk) *m = to_message(h);
     return s;
   }
   void free() override { queue_->free(); }
 
  private:
+  // The queue takes std::chrono::nanoseconds, a signed count; the suite's
+  // timeouts are unsigned. One past its range (2^63 ns and more) is waited
+  // in consecutive calls, each ending at its own deadline, so the whole ends
+  // at start + timeout (saturated at 2^64 - 1) as one wait would. A call
+  // that did not time out (progress, a refusal, a remote abort) ends it.
+  template <class Call>
+  L3Status waiting(uint64_t timeout_ns, Call call) {
+    constexpr uint64_t kLongest = std::numeric_limits<std::chrono::nanoseconds::rep>::max();
+    if (timeout_ns <= kLongest) return map(call(ns(timeout_ns)));
+    const uint64_t start = now_ns_();
+    const uint64_t end = ~uint64_t{0};
+    const uint64_t deadline = timeout_ns > end - start ? end : start + timeout_ns;
+    for (;;) {
+      // At the end of time the deadline is now: 1 ns, which expires at once.
+      const uint64_t left = deadline - now_ns_();
+      const L3Status s = map(call(ns(left == 0 ? 1 : left < kLongest ? left : kLongest)));
+      if (s != L3Status::kTimedOut || now_ns_() >= deadline) return s;
+    }
+  }
+
   static L3Message to_message(const spsc_queue::WorkerChipMessage& h) {
     L3Message m;
     m.seq = h.seq;
@@ -138,6 +166,7 @@ class ReferenceL3Adapter : public L3Adapter {
   }
 
   std::unique_ptr<Queue> queue_;
+  uint64_t (*now_ns_)() = nullptr;
 };
 
 }  // namespace
