@@ -9,6 +9,7 @@
 #include "common/spsq_binding.h"
 #include "conformance/l3/l3_adapter.h"
 #include "l3/worker_chip_queue.h"
+#include "region/region_instance.h"
 
 namespace spsq_conf {
 namespace {
@@ -37,14 +38,15 @@ class ReferenceL3Adapter : public L3Adapter {
 
   bool open(const uint64_t* scalars, size_t count, HarnessView view,
             uint64_t (*now_ns)()) override {
-    spsc_queue::SpscQueueEndpointBinding b{};
-    if (!spsc_queue::decode_endpoint_binding(scalars, count, &b)) return false;
-    spsc_queue::MonotonicClock clock{};
-    clock.now_ns = now_ns;
-    now_ns_ = now_ns;
-    queue_.reset(new Queue(b, view, clock, nullptr));
-    return true;
+    return bind(scalars, count, view, now_ns, false);
   }
+  // The queue's region projects an instance adopted over the suite's memory
+  // (the binding's spans), as the runtime's projects the one it materialized.
+  bool open_with_region(const uint64_t* scalars, size_t count, HarnessView view,
+                        uint64_t (*now_ns)()) override {
+    return bind(scalars, count, view, now_ns, true);
+  }
+  bool region_released() override { return queue_->region().released(); }
   bool uses_view() const override { return true; }
   bool live() override { return queue_ && queue_->live(); }
   L3ErrorInfo error() override {
@@ -124,6 +126,24 @@ class ReferenceL3Adapter : public L3Adapter {
   void free() override { queue_->free(); }
 
  private:
+  bool bind(const uint64_t* scalars, size_t count, HarnessView view, uint64_t (*now_ns)(),
+            bool with_region) {
+    spsc_queue::SpscQueueEndpointBinding b{};
+    if (!spsc_queue::decode_endpoint_binding(scalars, count, &b)) return false;
+    spsc_queue::MonotonicClock clock{};
+    clock.now_ns = now_ns;
+    now_ns_ = now_ns;
+    std::shared_ptr<spsq_runtime::RegionInstance> instance;
+    if (with_region) {
+      instance = spsq_runtime::RegionInstance::adopt(
+          spsq_runtime::RegionInstanceId{0, b.session_instance_id_bits, b.transaction_id},
+          RegionPartLocalSpan{b.payload_base, b.payload_bytes},
+          RegionPartLocalSpan{b.counter_base, b.counter_bytes});
+    }
+    queue_.reset(new Queue(b, view, clock, std::move(instance)));
+    return true;
+  }
+
   // The queue takes std::chrono::nanoseconds, a signed count; the suite's
   // timeouts are unsigned. One past its range (2^63 ns and more) is waited
   // in consecutive calls, each ending at its own deadline, so the whole ends
