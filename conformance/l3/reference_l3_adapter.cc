@@ -148,19 +148,24 @@ class ReferenceL3Adapter : public L3Adapter {
   // timeouts are unsigned. One past its range (2^63 ns and more) is waited
   // in consecutive calls, each ending at its own deadline, so the whole ends
   // at start + timeout (saturated at 2^64 - 1) as one wait would. A call
-  // that did not time out (progress, a refusal, a remote abort) ends it.
+  // that did not time out (progress, a refusal, a remote abort), or timed
+  // out before its own deadline (the suite then sees the early expiry, and
+  // a defective queue cannot keep the loop going), ends it.
   template <class Call>
   L3Status waiting(uint64_t timeout_ns, Call call) {
     constexpr uint64_t kLongest = std::numeric_limits<std::chrono::nanoseconds::rep>::max();
     if (timeout_ns <= kLongest) return map(call(ns(timeout_ns)));
-    const uint64_t start = now_ns_();
-    const uint64_t end = ~uint64_t{0};
-    const uint64_t deadline = timeout_ns > end - start ? end : start + timeout_ns;
+    constexpr uint64_t kEnd = ~uint64_t{0};
+    const auto until = [](uint64_t from, uint64_t t) { return t > kEnd - from ? kEnd : from + t; };
+    const uint64_t deadline = until(now_ns_(), timeout_ns);
     for (;;) {
+      const uint64_t now = now_ns_();
       // At the end of time the deadline is now: 1 ns, which expires at once.
-      const uint64_t left = deadline - now_ns_();
-      const L3Status s = map(call(ns(left == 0 ? 1 : left < kLongest ? left : kLongest)));
-      if (s != L3Status::kTimedOut || now_ns_() >= deadline) return s;
+      const uint64_t left = deadline - now;
+      const uint64_t chunk = left == 0 ? 1 : left < kLongest ? left : kLongest;
+      const L3Status s = map(call(ns(chunk)));
+      const uint64_t after = now_ns_();
+      if (s != L3Status::kTimedOut || after >= deadline || after < until(now, chunk)) return s;
     }
   }
 
