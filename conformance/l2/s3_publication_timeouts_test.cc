@@ -767,6 +767,71 @@ TEST_F(Publication, DeadlinesBeyondTheEndOfTimeSaturate) {
   ExpectHealthy("reserve(2^64 - 1)");
 }
 
+// Positive timeouts at the values a narrower or signed timeout type breaks on:
+// the smallest, both sides of 32 bits, the sign bit, the largest. Each wait
+// ends at exactly start + T, saturated at 2^64 - 1, and is no poison.
+constexpr uint64_t kBoundaryTimeouts[] = {1, (uint64_t{1} << 32) - 1, uint64_t{1} << 32,
+                                          uint64_t{1} << 63, kEndOfTime};
+
+uint64_t DeadlineOf(uint64_t start, uint64_t timeout) {
+  return timeout > kEndOfTime - start ? kEndOfTime : start + timeout;
+}
+
+TEST_F(Publication, BoundaryTimeoutsEndAtTheirDeadlineWithoutPoison) {
+  SPSQ_CLAUSES("S3.TO.8/timeouts", "S3.TO.6/timeouts", "S4.NOPROG.4/timeouts");
+  for (uint64_t t : kBoundaryTimeouts) {
+    const std::string T = std::to_string(t);
+    Rebuild(q().params());
+    VirtualClock::reset();
+    uint64_t t0 = VirtualClock::peek();
+    Handle h{};
+    EXPECT_FALSE(peek(t, h)) << "peek(" << T << ") on an empty input";
+    {
+      SPSQ_JUDGING("S3.TO.8/timeouts");
+      EXPECT_EQ(VirtualClock::peek(), DeadlineOf(t0, t)) << "peek(" << T << ") from " << t0;
+    }
+    {
+      SPSQ_JUDGING("S3.TO.6/timeouts", "S4.NOPROG.4/timeouts");
+      ExpectHealthy(("peek(" + T + ")").c_str());
+    }
+    VirtualClock::reset();
+    FillOutputRing();
+    t0 = VirtualClock::peek();
+    Reservation r{};
+    EXPECT_FALSE(reserve(0, t, r)) << "reserve(0, " << T << ") on a full ring";
+    {
+      SPSQ_JUDGING("S3.TO.8/timeouts");
+      EXPECT_EQ(VirtualClock::peek(), DeadlineOf(t0, t)) << "reserve(0, " << T << ") from " << t0;
+    }
+    SPSQ_JUDGING("S3.TO.6/timeouts", "S4.NOPROG.4/timeouts");
+    ExpectHealthy(("reserve(0, " + T + ")").c_str());
+    EXPECT_EQ(peer().counter(wire::kOutputTail), static_cast<int32_t>(layout().depth))
+        << "reserve(0, " << T << ") published";
+  }
+}
+
+TEST_F(Publication, BoundaryTimeoutsWithARaisedPeerFlagReportRemoteAbort) {
+  SPSQ_CLAUSES("S3.TO.7/timeouts");
+  for (uint64_t t : kBoundaryTimeouts) {
+    const std::string T = std::to_string(t);
+    for (bool reserving : {false, true}) {
+      const std::string call = (reserving ? "reserve(0, " : "peek(") + T + ")";
+      Rebuild(q().params());
+      VirtualClock::reset();
+      if (reserving) FillOutputRing();
+      peer().set_initiator_flag(1);
+      const uint64_t t0 = VirtualClock::peek();
+      Handle h{};
+      Reservation r{};
+      EXPECT_FALSE(reserving ? reserve(0, t, r) : peek(t, h)) << call;
+      EXPECT_LE(VirtualClock::peek(), DeadlineOf(t0, t)) << call << ": ended past the deadline";
+      EXPECT_FALSE(ep().live()) << call;
+      EXPECT_EQ(kind(), wire::kRemoteAborted) << call << ": " << Api::message(ep());
+      EXPECT_EQ(peer().l2_flag(), 0) << call << ": remote abort raised the local flag";
+    }
+  }
+}
+
 TEST_F(Publication, AWaitNearTheEndOfTimeStillWaits) {
   SPSQ_CLAUSES("S3.TO.8/near-max-progress", "W.VIEW.3/peek");
   VirtualClock::reset(kEndOfTime - 100000);

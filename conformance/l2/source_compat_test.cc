@@ -1242,6 +1242,36 @@ TEST_F(SourceCompat, Layout) {
   }
 }
 
+// The layout's own validation (the path an endpoint's construction and an L3
+// queue's creation build on) refuses what the depth, arena and overflow rules
+// refuse, including the values a weaker check accepts.
+TEST_F(SourceCompat, LayoutCreateRefusesWhatTheRulesRefuse) {
+  SPSQ_CLAUSES("S2.ARENA.3/weaker-multiple", "S2.DEPTH.2/non-pow2", "S2.DEPTH.2/over-max",
+               "W.LAYOUT.1/overflow");
+  SPSQ_SRC_SKIP_IF_ADAPTER();
+  using L = P::Layout;
+  if constexpr (!CreateExact<L>::value) {
+    GTEST_SKIP() << "not applicable: no SpscQueueLayout::create (W.SRC.4 reports its absence)";
+  } else {
+    constexpr uint64_t kTop = ~uint64_t{0};
+    const uint64_t bad[][3] = {
+        // Arenas: multiples of 8 and of 32, under and over 64, either side.
+        {4, 8, 64}, {4, 32, 64}, {4, 72, 64}, {4, 96, 64},
+        {4, 64, 8}, {4, 64, 32}, {4, 64, 72}, {4, 64, 96},
+        // Depths: not powers of two, and past 2^30.
+        {3, 64, 64}, {6, 64, 64}, {(uint64_t{1} << 30) + (uint64_t{1} << 29), 64, 64},
+        {uint64_t{1} << 31, 64, 64}, {uint64_t{1} << 32, 64, 64}, {uint64_t{1} << 63, 64, 64},
+        {kTop, 64, 64},
+        // Sums that wrap 2^64.
+        {1, kTop - 63, 64}, {1, 64, kTop - 63}, {1, uint64_t{1} << 63, uint64_t{1} << 63}};
+    for (const auto& b : bad) {
+      L l{};
+      EXPECT_FALSE(layout_create(b[0], b[1], b[2], &l))
+          << "create(" << b[0] << ", " << b[1] << ", " << b[2] << ") accepted";
+    }
+  }
+}
+
 // ================================================================ W.SRC.5
 
 TEST_F(SourceCompat, Binding) {

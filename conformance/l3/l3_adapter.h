@@ -103,6 +103,18 @@ class L3Adapter {
 
   // queue.free(): logical release of the handle.
   virtual void free() = 0;
+
+  // queue.region, the projected region handle, for a queue that projects one:
+  // binds like open() and hands the queue a region handle over the same
+  // memory. An adapter that cannot returns false (the default); the suite's
+  // region clauses are then NOT-APPLICABLE to it, with that reason.
+  virtual bool open_with_region(const uint64_t* scalars, size_t count, HarnessView view,
+                                uint64_t (*now_ns)()) {
+    (void)scalars, (void)count, (void)view, (void)now_ns;
+    return false;
+  }
+  // Whether the region handle of open_with_region() is marked released.
+  virtual bool region_released() { return false; }
 };
 
 // Defined by the adapter library linked into an L3 certification.

@@ -3,11 +3,13 @@
 // includes core/l3 headers); the suite itself never does.
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "common/spsq_binding.h"
 #include "conformance/l3/l3_adapter.h"
 #include "l3/worker_chip_queue.h"
+#include "region/region_instance.h"
 
 namespace spsq_conf {
 namespace {
@@ -36,13 +38,15 @@ class ReferenceL3Adapter : public L3Adapter {
 
   bool open(const uint64_t* scalars, size_t count, HarnessView view,
             uint64_t (*now_ns)()) override {
-    spsc_queue::SpscQueueEndpointBinding b{};
-    if (!spsc_queue::decode_endpoint_binding(scalars, count, &b)) return false;
-    spsc_queue::MonotonicClock clock{};
-    clock.now_ns = now_ns;
-    queue_.reset(new Queue(b, view, clock, nullptr));
-    return true;
+    return bind(scalars, count, view, now_ns, false);
   }
+  // The queue's region projects an instance adopted over the suite's memory
+  // (the binding's spans), as the runtime's projects the one it materialized.
+  bool open_with_region(const uint64_t* scalars, size_t count, HarnessView view,
+                        uint64_t (*now_ns)()) override {
+    return bind(scalars, count, view, now_ns, true);
+  }
+  bool region_released() override { return queue_->region().released(); }
   bool uses_view() const override { return true; }
   bool live() override { return queue_ && queue_->live(); }
   L3ErrorInfo error() override {
@@ -73,13 +77,15 @@ class ReferenceL3Adapter : public L3Adapter {
     return map(queue_->input().try_enqueue(data, n));
   }
   L3Status enqueue(const void* data, uint64_t n, uint64_t timeout_ns) override {
-    return map(queue_->input().enqueue(data, n, ns(timeout_ns)));
+    return waiting(timeout_ns, [&](std::chrono::nanoseconds t) {
+      return queue_->input().enqueue(data, n, t);
+    });
   }
   // The queue-level stop calls, as the spec spells them: the suite's stop
   // clauses are then judged on that spelling.
   L3Status try_request_stop() override { return map(queue_->try_request_stop()); }
   L3Status request_stop(uint64_t timeout_ns) override {
-    return map(queue_->request_stop(ns(timeout_ns)));
+    return waiting(timeout_ns, [&](std::chrono::nanoseconds t) { return queue_->request_stop(t); });
   }
 
   L3Status try_peek(L3Message* m) override {
@@ -90,7 +96,9 @@ class ReferenceL3Adapter : public L3Adapter {
   }
   L3Status peek(uint64_t timeout_ns, L3Message* m) override {
     spsc_queue::WorkerChipMessage h{};
-    const L3Status s = map(queue_->output().peek(ns(timeout_ns), &h));
+    const L3Status s = waiting(timeout_ns, [&](std::chrono::nanoseconds t) {
+      return queue_->output().peek(t, &h);
+    });
     if (s == L3Status::kOk) *m = to_message(h);
     return s;
   }
@@ -109,13 +117,58 @@ class ReferenceL3Adapter : public L3Adapter {
   L3Status dequeue_into(void* buffer, uint64_t capacity, uint64_t timeout_ns,
                         L3Message* m) override {
     spsc_queue::WorkerChipMessage h{};
-    const L3Status s = map(queue_->output().dequeue_into(buffer, capacity, ns(timeout_ns), &h));
+    const L3Status s = waiting(timeout_ns, [&](std::chrono::nanoseconds t) {
+      return queue_->output().dequeue_into(buffer, capacity, t, &h);
+    });
     if (s == L3Status::kOk) *m = to_message(h);
     return s;
   }
   void free() override { queue_->free(); }
 
  private:
+  bool bind(const uint64_t* scalars, size_t count, HarnessView view, uint64_t (*now_ns)(),
+            bool with_region) {
+    spsc_queue::SpscQueueEndpointBinding b{};
+    if (!spsc_queue::decode_endpoint_binding(scalars, count, &b)) return false;
+    spsc_queue::MonotonicClock clock{};
+    clock.now_ns = now_ns;
+    now_ns_ = now_ns;
+    std::shared_ptr<spsq_runtime::RegionInstance> instance;
+    if (with_region) {
+      instance = spsq_runtime::RegionInstance::adopt(
+          spsq_runtime::RegionInstanceId{0, b.session_instance_id_bits, b.transaction_id},
+          RegionPartLocalSpan{b.payload_base, b.payload_bytes},
+          RegionPartLocalSpan{b.counter_base, b.counter_bytes});
+    }
+    queue_.reset(new Queue(b, view, clock, std::move(instance)));
+    return true;
+  }
+
+  // The queue takes std::chrono::nanoseconds, a signed count; the suite's
+  // timeouts are unsigned. One past its range (2^63 ns and more) is waited
+  // in consecutive calls, each ending at its own deadline, so the whole ends
+  // at start + timeout (saturated at 2^64 - 1) as one wait would. A call
+  // that did not time out (progress, a refusal, a remote abort), or timed
+  // out before its own deadline (the suite then sees the early expiry, and
+  // a defective queue cannot keep the loop going), ends it.
+  template <class Call>
+  L3Status waiting(uint64_t timeout_ns, Call call) {
+    constexpr uint64_t kLongest = std::numeric_limits<std::chrono::nanoseconds::rep>::max();
+    if (timeout_ns <= kLongest) return map(call(ns(timeout_ns)));
+    constexpr uint64_t kEnd = ~uint64_t{0};
+    const auto until = [](uint64_t from, uint64_t t) { return t > kEnd - from ? kEnd : from + t; };
+    const uint64_t deadline = until(now_ns_(), timeout_ns);
+    for (;;) {
+      const uint64_t now = now_ns_();
+      // At the end of time the deadline is now: 1 ns, which expires at once.
+      const uint64_t left = deadline - now;
+      const uint64_t chunk = left == 0 ? 1 : left < kLongest ? left : kLongest;
+      const L3Status s = map(call(ns(chunk)));
+      const uint64_t after = now_ns_();
+      if (s != L3Status::kTimedOut || after >= deadline || after < until(now, chunk)) return s;
+    }
+  }
+
   static L3Message to_message(const spsc_queue::WorkerChipMessage& h) {
     L3Message m;
     m.seq = h.seq;
@@ -138,6 +191,7 @@ class ReferenceL3Adapter : public L3Adapter {
   }
 
   std::unique_ptr<Queue> queue_;
+  uint64_t (*now_ns_)() = nullptr;
 };
 
 }  // namespace

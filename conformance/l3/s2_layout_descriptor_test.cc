@@ -98,15 +98,21 @@ TEST_F(L3Suite, InputDescriptorsOnTheWire) {
 TEST_F(L3Suite, InvalidBindingsAreRejected) {
   // Scalar `scalar` set to `value`, on a fresh adapter over the live region:
   // refused, no shared access, no flag. Judges the caller's block.
-  auto rejected = [&](const char* name, int scalar, uint64_t value) {
+  // payload_bytes, and the view's span, are what the layout formula gives
+  // unchecked: the size checks agree, so only the rule under test can refuse.
+  auto rejected = [&](const std::string& name, int scalar, uint64_t value) {
     auto s = region().scalars();
     s[scalar] = value;
+    s[4] = wire::unchecked_payload_bytes(s[7], s[8], s[9]);
+    region().view_state().payload_span = s[4];  // a lying span; accesses stay inside
     std::unique_ptr<L3Adapter> other = make_l3_adapter();
     const size_t mark = log().mark();
     const bool opened = other->open(s.data(), s.size(), region().view(), &VirtualClock::now_ns);
     EXPECT_FALSE(opened && other->live()) << name << " accepted";
     EXPECT_EQ(log().shared_accesses_since(mark), 0u) << name;
     EXPECT_EQ(l3_flag(), 0) << name;
+    other.reset();
+    region().view_state().payload_span = layout().payload_bytes;
   };
   {
     SPSQ_JUDGING("S2.DEPTH.2/zero");
@@ -116,10 +122,15 @@ TEST_F(L3Suite, InvalidBindingsAreRejected) {
     SPSQ_JUDGING("S2.DEPTH.2/non-pow2");
     rejected("depth 3", 7, 3);
     rejected("depth 6", 7, 6);
+    rejected("depth 12", 7, 12);
+    // Its top bit alone is in range.
+    rejected("depth 2^30 + 2^29", 7, (uint64_t{1} << 30) + (uint64_t{1} << 29));
   }
   {
     SPSQ_JUDGING("S2.DEPTH.2/over-max");
     rejected("depth 2^31", 7, uint64_t{1} << 31);
+    rejected("depth 2^32", 7, uint64_t{1} << 32);
+    rejected("depth 2^63", 7, uint64_t{1} << 63);
     rejected("depth 2^64 - 1", 7, ~uint64_t{0});
   }
   {
@@ -135,6 +146,14 @@ TEST_F(L3Suite, InvalidBindingsAreRejected) {
     SPSQ_JUDGING("S2.ARENA.3/non-multiple");
     rejected("input arena 65", 8, 65);
     rejected("output arena 100", 9, 100);
+  }
+  {
+    SPSQ_JUDGING("S2.ARENA.3/weaker-multiple");
+    // Multiples of 8 and of 32, under and over 64: what a weaker check accepts.
+    for (uint64_t bad : {8, 32, 72, 96}) {
+      rejected("input arena " + std::to_string(bad), 8, bad);
+      rejected("output arena " + std::to_string(bad), 9, bad);
+    }
   }
 }
 
@@ -343,15 +362,18 @@ TEST_F(L3Layout, OverflowingLayoutsAreRejected) {
                                {1, uint64_t{1} << 63, uint64_t{1} << 63}};
   for (const auto& c : cases) {
     auto s = region().scalars();
-    s[4] = 64;  // payload_bytes as a wrapping computation finds it
     s[7] = c[0];
     s[8] = c[1];
     s[9] = c[2];
+    s[4] = wire::unchecked_payload_bytes(c[0], c[1], c[2]);  // 64: the sums wrapped
+    region().view_state().payload_span = s[4];
     std::unique_ptr<L3Adapter> other = make_l3_adapter();
     const size_t mark = log().mark();
     const bool opened = other->open(s.data(), s.size(), region().view(), &VirtualClock::now_ns);
     EXPECT_FALSE(opened && other->live()) << "in " << c[1] << ", out " << c[2] << " accepted";
     EXPECT_EQ(log().shared_accesses_since(mark), 0u);
+    other.reset();
+    region().view_state().payload_span = layout().payload_bytes;
   }
   EXPECT_EQ(l3_flag(), 0);
 }

@@ -195,6 +195,92 @@ TEST_F(L3Publication, OneNanosecondTimeoutsExpireLikeAnyOther) {
   }
 }
 
+// Positive timeouts at the values a narrower or signed timeout type breaks on:
+// the smallest, both sides of 32 bits, the sign bit, the largest. Every
+// blocking call with no room ends at exactly start + T, saturated at 2^64 - 1.
+constexpr uint64_t kBoundaryTimeouts[] = {1, (uint64_t{1} << 32) - 1, uint64_t{1} << 32,
+                                          uint64_t{1} << 63, kEndOfTime};
+
+uint64_t DeadlineOf(uint64_t start, uint64_t timeout) {
+  return timeout > kEndOfTime - start ? kEndOfTime : start + timeout;
+}
+
+enum class Blocking { kPeek, kDequeueInto, kEnqueue, kRequestStop };
+constexpr Blocking kBlockingCalls[] = {Blocking::kPeek, Blocking::kDequeueInto,
+                                       Blocking::kEnqueue, Blocking::kRequestStop};
+
+class L3BoundaryTimeouts : public L3Publication {
+ protected:
+  static const char* Name(Blocking c) {
+    switch (c) {
+      case Blocking::kPeek: return "peek";
+      case Blocking::kDequeueInto: return "dequeue_into";
+      case Blocking::kEnqueue: return "enqueue";
+      case Blocking::kRequestStop: return "request_stop";
+    }
+    return "?";
+  }
+  // A fresh queue on which `c` has no room: the output empty, for enqueue and
+  // request_stop the input ring full. Call it through SPSQ_SETUP.
+  void NoRoomFor(Blocking c) {
+    Rebuild(QueueParams());
+    VirtualClock::reset();
+    if (c == Blocking::kEnqueue || c == Blocking::kRequestStop) SPSQ_SETUP(FillInputRing());
+  }
+  L3Status Call(Blocking c, uint64_t timeout) {
+    const auto b = Bytes(16, 7);
+    std::vector<uint8_t> buf(64);
+    L3Message m;
+    switch (c) {
+      case Blocking::kPeek: return l3().peek(timeout, &m);
+      case Blocking::kDequeueInto: return l3().dequeue_into(buf.data(), buf.size(), timeout, &m);
+      case Blocking::kEnqueue: return l3().enqueue(b.data(), b.size(), timeout);
+      case Blocking::kRequestStop: return l3().request_stop(timeout);
+    }
+    return L3Status::kFailed;
+  }
+};
+
+TEST_F(L3BoundaryTimeouts, EachEndsAtItsDeadlineWithoutPoison) {
+  SPSQ_CLAUSES("S3.TO.8/timeouts", "S3.TO.6/timeouts", "S4.NOPROG.4/timeouts");
+  for (uint64_t t : kBoundaryTimeouts) {
+    for (Blocking c : kBlockingCalls) {
+      const std::string call = std::string(Name(c)) + "(" + std::to_string(t) + ")";
+      SPSQ_SETUP(NoRoomFor(c));
+      const int32_t tail = InputTail();
+      const uint64_t t0 = VirtualClock::peek();
+      const L3Status st = Call(c, t);
+      {
+        SPSQ_JUDGING("S3.TO.8/timeouts");
+        EXPECT_EQ(VirtualClock::peek(), DeadlineOf(t0, t)) << call << " from " << t0;
+      }
+      SPSQ_JUDGING("S3.TO.6/timeouts", "S4.NOPROG.4/timeouts");
+      EXPECT_EQ(st, L3Status::kTimedOut) << call << ": " << l3_status_name(st) << ", "
+                                         << l3().error().message;
+      ExpectHealthy(call.c_str());
+      EXPECT_EQ(InputTail(), tail) << call << " published";
+    }
+  }
+}
+
+TEST_F(L3BoundaryTimeouts, WithARaisedPeerFlagEachReportsRemoteAbort) {
+  SPSQ_CLAUSES("S3.TO.7/timeouts");
+  for (uint64_t t : kBoundaryTimeouts) {
+    for (Blocking c : kBlockingCalls) {
+      const std::string call = std::string(Name(c)) + "(" + std::to_string(t) + ")";
+      SPSQ_SETUP(NoRoomFor(c));
+      peer().set_peer_flag(1);
+      const uint64_t t0 = VirtualClock::peek();
+      const L3Status st = Call(c, t);
+      EXPECT_EQ(st, L3Status::kFailed) << call << ": " << l3_status_name(st);
+      EXPECT_LE(VirtualClock::peek(), DeadlineOf(t0, t)) << call << ": ended past the deadline";
+      EXPECT_FALSE(l3().live()) << call;
+      EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << call << ": " << l3().error().message;
+      EXPECT_EQ(l3_flag(), 0) << call << ": remote abort raised the local flag";
+    }
+  }
+}
+
 // A wake-up that brings too little room does not restart the timeout.
 TEST_F(L3Publication, AWakeUpWithTooLittleRoomStillEndsAtTheDeadline) {
   SPSQ_CLAUSES("S3.TO.8/rewait", "S3.TO.6/enqueue-arena");

@@ -26,6 +26,12 @@ const char* opcode_name(uint64_t opcode) {
   return "UNKNOWN_OPCODE";
 }
 
+uint64_t unchecked_payload_bytes(uint64_t depth, uint64_t in, uint64_t out) {
+  const uint64_t in_off = (2 * depth * kDescriptorBytes + kArenaAlign - 1) & ~(kArenaAlign - 1);
+  const uint64_t out_off = (in_off + in + kArenaAlign - 1) & ~(kArenaAlign - 1);
+  return out_off + out;
+}
+
 bool compute_layout(uint64_t depth, uint64_t in, uint64_t out, Layout* layout) {
   if (depth == 0 || (depth & (depth - 1)) != 0 || depth > kMaxDepth) return false;
   if (in == 0 || in % kArenaAlign != 0 || out == 0 || out % kArenaAlign != 0) return false;

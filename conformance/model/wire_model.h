@@ -88,6 +88,12 @@ struct Layout {
 // of 64, or any sum or product overflows 64 bits.
 bool compute_layout(uint64_t depth, uint64_t in, uint64_t out, Layout* layout);
 
+// payload_bytes as the layout formula gives it with no check at all (any depth
+// and arenas, sums wrapping at 2^64). A binding carrying it, with a view span
+// to match, is refused by the depth, arena or overflow rule alone, never by
+// the size checks: what a test of one of those rules must hand an endpoint.
+uint64_t unchecked_payload_bytes(uint64_t depth, uint64_t in, uint64_t out);
+
 // ------------------------------------------------------------------ bytes
 
 // Little-endian fields at any alignment. One memcpy (a single load or store

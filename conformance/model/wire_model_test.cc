@@ -2,6 +2,7 @@
 // wire contract (never against an implementation).
 #include "conformance/model/wire_model.h"
 
+#include <array>
 #include <cstdint>
 #include <limits>
 
@@ -51,6 +52,20 @@ TEST(WireModel, LayoutRejectsBadInputsAndLeavesOutputUntouched) {
   ASSERT_TRUE(compute_layout(kMaxDepth, 64, 64, &l));
   EXPECT_EQ(l.output_ring, kMaxDepth * 32);
   EXPECT_EQ(l.payload_bytes, kMaxDepth * 64 + 128);
+}
+
+TEST(WireModel, UncheckedPayloadBytesIsTheFormulaWithoutChecks) {
+  // Equal to the checked layout wherever that one exists.
+  for (const auto& v : {std::array<uint64_t, 3>{1, 64, 64}, {4, 128, 192}, {8, 192, 64}}) {
+    Layout l;
+    ASSERT_TRUE(compute_layout(v[0], v[1], v[2], &l));
+    EXPECT_EQ(unchecked_payload_bytes(v[0], v[1], v[2]), l.payload_bytes);
+  }
+  // Values the rules refuse: 4 * 2 * 32 = 256 of rings, arenas rounded up to 64 between.
+  EXPECT_EQ(unchecked_payload_bytes(4, 72, 64), 256u + 128 + 64);
+  EXPECT_EQ(unchecked_payload_bytes(3, 64, 8), 192u + 64 + 8);
+  // Sums wrap instead of failing: 2^64 - 64 of input arena after 64 of rings.
+  EXPECT_EQ(unchecked_payload_bytes(1, ~uint64_t{63}, 64), 64u);
 }
 
 TEST(WireModel, DescriptorBytesAreLittleEndianAtFixedOffsets) {

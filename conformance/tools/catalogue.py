@@ -231,6 +231,90 @@ def cases_without_tests(clauses, tokens, skip=()):
     return missing
 
 
+# Boundary discipline. A validation rule or a timeout is tested at the values
+# a plausible weaker check lets through, not only at the obviously bad ones: a
+# clause's "boundaries" maps each rule it states to the case of its checklist
+# whose text names these values (and a test names that case, as for any case).
+BOUNDARY_VALUES = {
+    # Multiples of 8 and of 32 (the ring alignment, half the signal stride),
+    # under and over 64: what a check for a smaller multiple accepts.
+    "multiple-of-64": ("8", "32", "72", "96"),
+    # Not powers of two: small ones, and one whose top bit alone is in range
+    # (a check of the top bit, or of n & (n - 1) on 32 bits, accepts it).
+    "power-of-two": ("3", "6", "2^30 + 2^29"),
+    # One past the limit: the next value the rule's other checks accept.
+    "at-most-2^30": ("2^31",),
+    # Sums that wrap 2^64: an arena near the top, two halves of 2^64.
+    "no-overflow": ("2^64 - 64", "2^63"),
+    # Positive timeouts in ns: the smallest, both sides of 32 bits (a 32-bit
+    # or signed truncation), the sign bit, the largest (saturated deadline).
+    "timeout": ("1", "2^32 - 1", "2^32", "2^63", "2^64 - 1"),
+}
+# A requirement stating one of these rules must declare it in "boundaries", so
+# a validation or timeout clause cannot leave the discipline by omission.
+# Python's timeouts are seconds with rules of their own (S3.PYTO.*); an
+# informative clause (an ambiguity) states no rule.
+BOUNDARY_STATED = (
+    ("multiple-of-64", re.compile(r"64-byte multiple")),
+    ("power-of-two", re.compile(r"power of two")),
+    ("at-most-2^30", re.compile(r"at most 2\^30")),
+    ("timeout", re.compile(r"(?i)positive[- ]timeout|timeout under|blocking timeout")),
+)
+_NUMBER = r"\d+(?:\^\d+)?"
+_VALUE = re.compile(r"(?<![\w^.])%s(?:\s*[-+]\s*%s)*(?![\w^])" % (_NUMBER, _NUMBER))
+
+
+def value_of(expr):
+    """The integer an expression like "2^30 + 2^29" or "2^64 - 1" denotes."""
+    total, sign = 0, 1
+    for tok in re.findall(r"[-+]|%s" % _NUMBER, expr):
+        if tok in "+-":
+            sign = 1 if tok == "+" else -1
+            continue
+        base, _, exp = tok.partition("^")
+        total += sign * (int(base) ** int(exp) if exp else int(base))
+    return total
+
+
+def values_in(text):
+    """The integers a case's text names ("depth 3, 6, 2^30 + 2^29 rejected")."""
+    return {value_of(m.group(0)) for m in _VALUE.finditer(text)}
+
+
+def boundary_problems(clauses):
+    """Validation and timeout clauses whose checklist lacks the values a weaker
+    check would let through (BOUNDARY_VALUES), or that state such a rule
+    without declaring it."""
+    problems = []
+    for c in clauses:
+        cid, declared = c["id"], c.get("boundaries", {})
+        if not isinstance(declared, dict):
+            problems.append("%s: boundaries must map rule -> case key" % cid)
+            continue
+        if c["surface"] != "python" and c["level"] != "INFO":
+            for rule, pattern in BOUNDARY_STATED:
+                if pattern.search(c["requirement"]) and rule not in declared:
+                    problems.append("%s: the requirement states a %s rule; declare it in "
+                                    "\"boundaries\" with the case holding its values" % (
+                                        cid, rule))
+        for rule, key in sorted(declared.items()):
+            if rule not in BOUNDARY_VALUES:
+                problems.append("%s: unknown boundary rule %r (known: %s)" % (
+                    cid, rule, ", ".join(sorted(BOUNDARY_VALUES))))
+                continue
+            text = c.get("cases", {}).get(key)
+            if text is None:
+                problems.append("%s: boundary rule %s names case %r, which the checklist "
+                                "does not list" % (cid, rule, key))
+                continue
+            have = values_in(text)
+            lacking = [v for v in BOUNDARY_VALUES[rule] if value_of(v) not in have]
+            if lacking:
+                problems.append("%s/%s: a %s rule's case lacks %s" % (
+                    cid, key, rule, ", ".join(lacking)))
+    return problems
+
+
 def label_exists(root, label):
     """True when a Bazel label (//pkg or //pkg:name) exists in the source tree.
 

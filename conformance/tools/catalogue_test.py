@@ -83,6 +83,48 @@ class DeclarationsTest(unittest.TestCase):
             self.assertEqual(C.scan_tokens([cc, py]), {"S3.B.1/x": [cc]})
 
 
+class BoundariesTest(unittest.TestCase):
+    def test_values_are_read_from_the_case_text(self):
+        self.assertEqual(C.values_in("depth 3, 6, 2^30 + 2^29 rejected; T = 1 ns, 2^64 - 1 ns"),
+                         {3, 6, 3 << 29, 1, (1 << 64) - 1})
+        # Digits inside names and IDs are no values.
+        self.assertEqual(C.values_in("INT32_MAX, W.LAYOUT.2, sub-64"), {64})
+
+    def test_a_rule_with_all_its_values(self):
+        c = clause("S2.A.1", cases={"weak": "8, 32, 72 and 96 bytes", "zero": "0"},
+                   boundaries={"multiple-of-64": "weak"})
+        self.assertEqual(C.boundary_problems([c]), [])
+
+    def test_a_case_lacking_a_value(self):
+        c = clause("S2.A.1", cases={"weak": "8, 32, 72 bytes", "zero": "0"},
+                   boundaries={"multiple-of-64": "weak"})
+        self.assertEqual(C.boundary_problems([c]),
+                         ["S2.A.1/weak: a multiple-of-64 rule's case lacks 96"])
+        t = clause("S3.T.1", cases={"t": "T = 1, 2^32 - 1, 2^32, 2^64 - 1 ns", "u": "u"},
+                   boundaries={"timeout": "t"})
+        self.assertEqual(C.boundary_problems([t]), ["S3.T.1/t: a timeout rule's case lacks 2^63"])
+
+    def test_a_stated_rule_must_be_declared(self):
+        c = clause("S2.A.1", requirement="depth must be a power of two")
+        self.assertEqual(len(C.boundary_problems([c])), 1)
+        self.assertIn("power-of-two", C.boundary_problems([c])[0])
+        t = clause("S3.T.1", requirement="A positive-timeout wait expires at its deadline.")
+        self.assertIn("timeout", C.boundary_problems([t])[0])
+        # Python's timeouts and informative clauses state no rule here.
+        self.assertEqual(C.boundary_problems([clause(
+            "S3.P.1", surface="python", requirement="a finite positive timeout")]), [])
+        self.assertEqual(C.boundary_problems([clause(
+            "AMB.X", level="INFO", requirement="after a positive-timeout wait")]), [])
+
+    def test_unknown_rules_and_missing_cases(self):
+        c = clause("S2.A.1", cases={"a": "8", "b": "9"}, boundaries={"odd": "a",
+                                                                      "power-of-two": "c"})
+        problems = C.boundary_problems([c])
+        self.assertEqual(len(problems), 2)
+        self.assertIn("unknown boundary rule 'odd'", problems[0])
+        self.assertIn("names case 'c'", problems[1])
+
+
 class SplitsTest(unittest.TestCase):
     SPLITS = [{"clauses": ["S3.A.1", "S3.A.2", "S3.A.3"], "why": "three requirements"}]
 

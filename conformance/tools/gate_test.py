@@ -21,6 +21,9 @@ Fails when
   - a test names a clause or case the certification that runs it does not
     judge (an L3 suite test naming an L2-only clause is judged nowhere),
   - a test names a clause ID the catalogue does not have,
+  - a validation or timeout clause (its "boundaries", or a requirement
+    stating such a rule) lacks the values a weaker check would let through
+    (catalogue.BOUNDARY_VALUES) in the case it names,
   - an open point of the wire contract has no clause.
 
 Arguments: --root-marker FILE (a runfile inside conformance/), --catalogue,
@@ -215,6 +218,12 @@ class Gate(unittest.TestCase):
                      if catalogue.case_of(t) and catalogue.clause_of(t) in by_id and
                      catalogue.case_of(t) not in by_id[catalogue.clause_of(t)].get("cases", {})}
         self.assertFalse(bad_cases, "tests name cases their clause does not list: %r" % bad_cases)
+
+    def test_rules_are_tested_at_their_boundaries(self):
+        problems = catalogue.boundary_problems(self.clauses)
+        self.assertFalse(problems, "validation and timeout clauses without their boundary "
+                         "values (conformance/README.md, the catalogue):\n  " +
+                         "\n  ".join(problems))
 
     def test_split_sentences_keep_every_part(self):
         problems = catalogue.split_problems(

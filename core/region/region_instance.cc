@@ -73,6 +73,17 @@ std::shared_ptr<RegionInstance> RegionInstance::materialize(
   return instance;
 }
 
+std::shared_ptr<RegionInstance> RegionInstance::adopt(const RegionInstanceId& id,
+                                                      RegionPartLocalSpan payload,
+                                                      RegionPartLocalSpan counter) {
+  std::shared_ptr<RegionInstance> instance(new RegionInstance());
+  instance->id_ = id;
+  instance->payload_ = payload;
+  instance->shared_payload_ = payload;
+  instance->counter_ = counter;
+  return instance;
+}
+
 RegionInstanceShare RegionInstance::share() const {
   const uint64_t base = reinterpret_cast<uintptr_t>(mapping_.data());
   RegionInstanceShare s;

@@ -70,6 +70,14 @@ class RegionInstance {
                                                      std::shared_ptr<RegionLedger> ledger,
                                                      std::string* error);
 
+  // An instance over memory its caller owns and keeps mapped for the
+  // instance's whole life: nothing is mapped, booked or unmapped here (a test
+  // harness's memory, say, that a queue with a projected region runs on). It
+  // has no memfd to share().
+  static std::shared_ptr<RegionInstance> adopt(const RegionInstanceId& id,
+                                               RegionPartLocalSpan payload,
+                                               RegionPartLocalSpan counter);
+
   RegionInstance(const RegionInstance&) = delete;
   RegionInstance& operator=(const RegionInstance&) = delete;
   ~RegionInstance();  // reclaims the physical memory

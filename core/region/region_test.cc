@@ -114,6 +114,30 @@ struct FakeCaches {
   static void detach(uint64_t dram) { detached_dram = dram; }
 };
 
+TEST(RegionInstance, AnAdoptedInstanceProjectsTheCallersMemoryAndLeavesIt) {
+  std::vector<uint8_t> memory(1024, 0x5A);
+  const uint64_t base = reinterpret_cast<uintptr_t>(memory.data());
+  auto instance = RegionInstance::adopt(RegionInstanceId{3, 0, 9},
+                                        RegionPartLocalSpan{base, 576},
+                                        RegionPartLocalSpan{base + 640, 384});
+  ASSERT_NE(instance, nullptr);
+  EXPECT_EQ(instance->id().transaction_id, 9u);
+  EXPECT_EQ(instance->payload().base, base);
+  EXPECT_EQ(instance->payload().logical_bytes, 576u);
+  EXPECT_EQ(instance->shared_payload().base, base);
+  EXPECT_FALSE(instance->payload_cached());
+  EXPECT_EQ(instance->counter().base, base + 640);
+  EXPECT_EQ(instance->counter().logical_bytes, 384u);
+  WorkerChipOrchRegion region(instance);
+  instance.reset();
+  EXPECT_EQ(region.payload().base, base);
+  region.free();
+  EXPECT_TRUE(region.released());
+  // The last reference went; the caller's memory is untouched and still its own.
+  EXPECT_EQ(memory[0], 0x5A);
+  EXPECT_EQ(memory[1023], 0x5A);
+}
+
 TEST(RegionInstance, PayloadCachesPutL3OnItsCopyAndTheShareOnTheMapping) {
   std::string why;
   auto plain = RegionInstance::materialize({0, 0, 1}, 200, 64, nullptr, &why);
