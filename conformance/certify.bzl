@@ -183,6 +183,7 @@ def spsq_l2_certification(
         individual_tests = True,
         expect_fail = [],
         require_pass = True,
+        allow_untested = [],
         implementation = None,
         impl_files = [],
         tags = [],
@@ -225,6 +226,8 @@ def spsq_l2_certification(
       individual_tests: also expose each binary as its own cc_test.
       expect_fail: clause IDs that must be FAIL (mutants).
       require_pass: fail unless every judged normative clause is PASS.
+      allow_untested: clauses that may stay UNTESTED under require_pass
+        (W.CTR.3 for a certification that builds no counter wrap).
       implementation: a human-readable identity (default: endpoint_template).
       impl_files: implementation files hashed into the package's build hash.
       tags: tags for every generated target.
@@ -412,6 +415,7 @@ def spsq_l2_certification(
         impl_files = impl_files,
         expect_fail = expect_fail,
         require_pass = require_pass,
+        allow_untested = allow_untested,
         expected_verdicts = expected_verdicts,
         stage_not_run = {} if interop_deps else {
             "W.INTEROP.1": "interop stage not built: the certification gives no interop_deps " +
@@ -685,6 +689,7 @@ def spsq_l3_certification(
         sections = None,
         once_sections = None,
         expect_fail = [],
+        allow_untested = [],
         tags = [],
         size = "enormous",
         depth = "standard",
@@ -713,6 +718,8 @@ def spsq_l3_certification(
       expect_fail: clause IDs that must come out FAIL (an L3 mutant's
         certification, //conformance/mutants); then nothing is required to
         PASS.
+      allow_untested: clauses that may stay UNTESTED (W.CTR.3 when
+        once_sections builds no counter wrap).
       tags: tags for every generated target.
       size: size of the report test (the wrap runs for minutes).
       depth: the report test's depth when SPSQ_CERT_DEPTH does not say.
@@ -799,6 +806,7 @@ def spsq_l3_certification(
         stage_args = stage_args,
         extra_data = stage_data,
         expect_fail = expect_fail,
+        allow_untested = allow_untested,
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,
         tags = tags,
         size = size,

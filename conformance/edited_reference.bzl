@@ -1,4 +1,4 @@
-"""edited_reference: the reference L2 endpoint with perl edits, as a library.
+"""edited_reference: the reference L2 endpoint with perl edits or diffs, as a library.
 
 Copies every file of the reference endpoint into the package's own include
 tree at build time and applies edits to the copies (perl substitutions, never
@@ -14,12 +14,13 @@ load("//core:reference_files.bzl", "REFERENCE_FILES")
 
 def edited_reference(
         name,
-        edits,
+        edits = [],
         visibility = None,
         kind = "edited reference",
         files = REFERENCE_FILES,
         subpackage = "",
-        deps = []):
+        deps = [],
+        diffs = []):
     """The reference endpoint with `edits` applied.
 
     Creates `<name>_sources` (the genrule that copies and edits the files into
@@ -41,6 +42,10 @@ def edited_reference(
         keep their include paths ("runtime/...").
       deps: of `<name>_impl`, for files that need more than the reference
         endpoint's own (the Orchestrator's ORCHESTRATOR_DEPS).
+      diffs: unified diffs (labels; paths a/core/..., b/core/...) applied
+        after the copy with `patch -p1 --fuzz=0`, before `edits`. A diff
+        that does not apply exactly, or names a file outside `files`, fails
+        the build.
     """
     package = "//core" + ("/" + subpackage if subpackage else "")
     tree = name + "_tree/core/" + (subpackage + "/" if subpackage else "")
@@ -49,6 +54,15 @@ def edited_reference(
     for f in files:
         cmds.append("mkdir -p $$(dirname $(@D)/%s%s) && cp $(location %s:%s) $(@D)/%s%s" %
                     (tree, f, package, f, tree, f))
+    for d in diffs:
+        # --batch: a file the diff names but the tree lacks is an error, not a prompt.
+        cmds.append("chmod -R u+w $(@D)/%s_tree" % name)
+        cmds.append(
+            "patch -p1 --fuzz=0 --batch --no-backup-if-mismatch -s -d $(@D)/%s_tree -i $$PWD/$(location %s) || " %
+            (name, d) +
+            "{ echo \"%s %s: diff %s does not apply to core/%s (reference changed?)\" >&2; exit 1; }" %
+            (kind, name, d, subpackage),
+        )
     edited = []
     for f, expr in edits:
         if f not in files:
@@ -75,7 +89,7 @@ def edited_reference(
         edited.append(f)
     native.genrule(
         name = name + "_sources",
-        srcs = ["%s:%s" % (package, f) for f in files],
+        srcs = ["%s:%s" % (package, f) for f in files] + diffs,
         outs = outs,
         cmd = "\n".join(cmds),
         testonly = True,
