@@ -118,7 +118,7 @@ def _mutant_tags(expect_fail, missed):
     return ["manual"] if missed else []
 
 def unseen_l2_defect(name, description, expect_fail = [], sections = [], max_inflight = [1],
-                     l3_sections = [], missed = False):
+                     l3_sections = [], missed = False, wrap = False):
     """A defect of the L2 endpoint's files (core/common, core/aicpu).
 
     The wire engine in core/common is the L3 queue's too, so the defect is
@@ -135,6 +135,8 @@ def unseen_l2_defect(name, description, expect_fail = [], sections = [], max_inf
       l3_sections: when the L3 side catches it, the L3 sections that do (the
         mutant is then the L3 certification over the defective engine).
       missed: the suite misses it today: the mutant is tagged manual.
+      wrap: only the 2^32-message counter wrap catches it: the mutant runs
+        the wrap (minutes), so it is tagged manual.
     """
     edited_reference(
         name = name,
@@ -147,7 +149,6 @@ def unseen_l2_defect(name, description, expect_fail = [], sections = [], max_inf
         endpoint_template = "spsc_queue::SpscQueueEndpoint",
         implementation = "unseen defect %s: %s" % (name, description),
         deps = [impl],
-        once_sections = [],
         individual_tests = False,
         testonly = True,
     )
@@ -183,16 +184,18 @@ def unseen_l2_defect(name, description, expect_fail = [], sections = [], max_inf
             individual_tests = False,
             tags = _mutant_tags(expect_fail, missed),
         )
-    elif sections:
+    elif sections or wrap:
         spsq_l2_certification(
             name = name,
             max_inflight = max_inflight,
             sections = sections,
             expect_fail = expect_fail,
+            once_sections = ["wrap"] if wrap else [],
             interop_deps = [],
-            depth = "quick",
+            depth = "standard" if wrap else "quick",
             stages = ["corpus"],
-            tags = _mutant_tags(expect_fail, missed),
+            size = "large" if wrap else "medium",
+            tags = _mutant_tags(expect_fail, missed or wrap),
             **common
         )
 
