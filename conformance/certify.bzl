@@ -786,6 +786,7 @@ def spsq_l3_certification(
         sections = None,
         once_sections = None,
         expect_fail = [],
+        allow_untested = [],
         tags = [],
         size = "enormous",
         depth = "standard",
@@ -814,6 +815,8 @@ def spsq_l3_certification(
       expect_fail: clause IDs that must come out FAIL (an L3 mutant's
         certification, //conformance/mutants); then nothing is required to
         PASS.
+      allow_untested: clauses that may stay UNTESTED (W.CTR.3 when
+        once_sections builds no counter wrap).
       tags: tags for every generated target.
       size: size of the report test (the wrap runs for minutes).
       depth: the report test's depth when SPSQ_CERT_DEPTH does not say.
@@ -900,6 +903,7 @@ def spsq_l3_certification(
         stage_args = stage_args,
         extra_data = stage_data,
         expect_fail = expect_fail,
+        allow_untested = allow_untested,
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,
         tags = tags,
         size = size,

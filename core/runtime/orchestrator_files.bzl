@@ -22,3 +22,16 @@ ORCHESTRATOR_DEPS = [
     "//core:wire",
     "//core/l3:worker_chip_queue",
 ]
+
+# The chip worker (//core/runtime:worker), relative to core/runtime/.
+WORKER_FILES = [
+    "chip_worker.cc",
+    "chip_worker.h",
+    "steady_clock.h",
+]
+
+WORKER_DEPS = [
+    "//core/runtime:task",
+    "//core:wire",
+    "//core/region",
+]
