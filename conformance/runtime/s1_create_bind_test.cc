@@ -44,6 +44,34 @@ TEST(RuntimeCreateBind, FactoryMaterializesBindsAndProjectsOneInstance) {
   EXPECT_EQ(orch->ledger().materialized(), 2u) << "one instance per queue";
 }
 
+// The binding is the instance's and the request's, field by field, in the
+// spec's scalar order: unequal arenas (so a swap shows) and session bits the
+// orchestrator was given (nonzero, so bits dropped to zero show; zero is
+// allowed only where the instance's own bits are zero).
+TEST(RuntimeCreateBind, BindingCarriesTheInstanceIdentityAndTheRequestedSizes) {
+  SPSQ_CLAUSES("S1.FACTORY.4");
+  constexpr uint64_t kSessionBits = 0x5e55'1011'0000'00a7ull;
+  OrchestratorOptions o;
+  o.worker_count = 1;
+  o.session_bits = {kSessionBits};
+  SpscQueueError e;
+  auto orch = Orchestrator::create(o, &e);
+  ASSERT_NE(orch, nullptr) << e.message;
+  auto q = orch->create_worker_chip_queue(0, 8, 1 << 12, 1 << 16, &e);
+  ASSERT_NE(q, nullptr) << e.message;
+  const auto s = q->chip_task_arg_scalars();
+  ASSERT_EQ(s.size(), 10u);
+  EXPECT_EQ(s[1], q->region().id().session_instance_id_bits) << "session_instance_id_bits";
+  EXPECT_EQ(s[1], kSessionBits) << "session_instance_id_bits of the orchestrator's worker";
+  EXPECT_EQ(s[2], q->region().id().transaction_id) << "transaction_id";
+  EXPECT_EQ(s[7], 8u) << "depth";
+  EXPECT_EQ(s[8], uint64_t{1} << 12) << "input_arena_bytes as requested";
+  EXPECT_EQ(s[9], uint64_t{1} << 16) << "output_arena_bytes as requested";
+  wire::Layout l;
+  ASSERT_TRUE(wire::compute_layout(8, 1 << 12, 1 << 16, &l));
+  EXPECT_EQ(s[4], l.payload_bytes) << "payload_bytes";
+}
+
 // The factory must not go through create_worker_chip_region(). The ledger
 // alone cannot tell: a factory that did, and bound the queue onto that
 // region's instance, still books one instance per queue. The orchestrator's
