@@ -170,20 +170,9 @@ def unseen_l2_defect(name, description, expect_fail = [], sections = [], max_inf
         sections = SPEC_SECTIONS,
     )
     if l3_sections:
-        spsq_l3_certification(
-            name = name,
-            adapter_deps = [":%s_l3_adapter" % name],
-            implementation = "unseen defect %s (L3 side): %s" % (name, description),
-            sections = l3_sections,
-            once_sections = [],
-            expect_fail = expect_fail,
-            depth = "quick",
-            stages = ["corpus"],
-            size = "medium",
-            testonly = True,
-            individual_tests = False,
-            tags = _mutant_tags(expect_fail, missed),
-        )
+        _l3_mutant(name, ":%s_l3_adapter" % name,
+                   "unseen defect %s (L3 side): %s" % (name, description),
+                   l3_sections, expect_fail, missed)
     elif sections or wrap:
         spsq_l2_certification(
             name = name,
@@ -198,6 +187,23 @@ def unseen_l2_defect(name, description, expect_fail = [], sections = [], max_inf
             tags = _mutant_tags(expect_fail, missed or wrap),
             **common
         )
+
+def _l3_mutant(name, adapter, implementation, sections, expect_fail, missed):
+    """The L3 certification of a caught defect: its sections, depth quick."""
+    spsq_l3_certification(
+        name = name,
+        adapter_deps = [adapter],
+        implementation = implementation,
+        sections = sections,
+        once_sections = [],
+        expect_fail = expect_fail,
+        depth = "quick",
+        stages = ["corpus"],
+        size = "medium",
+        testonly = True,
+        individual_tests = False,
+        tags = _mutant_tags(expect_fail, missed),
+    )
 
 def _l3_queue(name, diff):
     """The reference L3 queue with `diff` applied, and its adapter."""
@@ -215,20 +221,7 @@ def _l3_certifications(name, description, expect_fail, sections, missed):
     implementation = "unseen defect %s: %s" % (name, description)
     _l3_measure(name + "_measure", [":%s_adapter" % name], implementation)
     if sections:
-        spsq_l3_certification(
-            name = name,
-            adapter_deps = [":%s_adapter" % name],
-            implementation = implementation,
-            sections = sections,
-            once_sections = [],
-            expect_fail = expect_fail,
-            depth = "quick",
-            stages = ["corpus"],
-            size = "medium",
-            testonly = True,
-            individual_tests = False,
-            tags = _mutant_tags(expect_fail, missed),
-        )
+        _l3_mutant(name, ":%s_adapter" % name, implementation, sections, expect_fail, missed)
 
 def unseen_l3_defect(name, description, expect_fail = [], sections = [], missed = False):
     """A defect of the L3 queue's files (core/l3): the L3 certification.
@@ -290,20 +283,8 @@ def unseen_runtime_defect(name, description, layer = "orchestrator", expect_fail
     if layer == "l3":
         _l3_measure(name + "_l3_measure", [":%s_l3_adapter" % name], implementation)
     if l3_sections:
-        spsq_l3_certification(
-            name = name,
-            adapter_deps = [":%s_l3_adapter" % name],
-            implementation = implementation,
-            sections = l3_sections,
-            once_sections = [],
-            expect_fail = expect_fail,
-            depth = "quick",
-            stages = ["corpus"],
-            size = "medium",
-            testonly = True,
-            individual_tests = False,
-            tags = _mutant_tags(expect_fail, missed),
-        )
+        _l3_mutant(name, ":%s_l3_adapter" % name, implementation, l3_sections, expect_fail,
+                   missed)
     elif sections:
         spsq_runtime_certification(
             name = name,
