@@ -787,6 +787,7 @@ def spsq_l3_certification(
         once_sections = None,
         expect_fail = [],
         allow_untested = [],
+        expected_verdicts = None,
         tags = [],
         size = "enormous",
         depth = "standard",
@@ -817,6 +818,8 @@ def spsq_l3_certification(
         PASS.
       allow_untested: clauses that may stay UNTESTED (W.CTR.3 when
         once_sections builds no counter wrap).
+      expected_verdicts: a JSON file of the verdicts the certification must
+        come out with (a legal variant's, //conformance/variants).
       tags: tags for every generated target.
       size: size of the report test (the wrap runs for minutes).
       depth: the report test's depth when SPSQ_CERT_DEPTH does not say.
@@ -905,6 +908,7 @@ def spsq_l3_certification(
         expect_fail = expect_fail,
         allow_untested = allow_untested,
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,
+        expected_verdicts = expected_verdicts,
         tags = tags,
         size = size,
         testonly = testonly,

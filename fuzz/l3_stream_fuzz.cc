@@ -978,7 +978,11 @@ class L3Stream {
       // A usage error (A) or poison (B); an input published from no buffer
       // is the end-of-step checks' (the tail moves only on an enqueue).
       if (st == L3Status::kRejected) {
-        SPSQ_FUZZ_READING("AMB.NULLBUF", "A", "try_enqueue(nullptr, n) returned REJECTED");
+        // After STOP the input is closed: that usage error answers first
+        // (S4.STOP.*), so the refusal states no reading of the null buffer.
+        if (!stop_published_) {
+          SPSQ_FUZZ_READING("AMB.NULLBUF", "A", "try_enqueue(nullptr, n) returned REJECTED");
+        }
         return;
       }
       SPSQ_FUZZ_CLAUSE_CHECK("AMB.NULLBUF", st == L3Status::kFailed,

@@ -58,9 +58,10 @@ MUTANT_KEYS = {
 # Optional in any entry: a remark for the docs' tables only.
 OPTIONAL_KEYS = {"note"}
 VARIANT_KEYS = {"name", "description", "reading", "legal_by", "diff", "expected", "max_inflight"}
-# Optional in a variant: sections built for the first window only, and the
-# report test's environment (variants.bzl).
-VARIANT_OPTIONAL_KEYS = {"once_sections", "env"}
+# Optional in a variant: sections built for the first window only, the
+# report test's environment, and its kind (L2 by default, or L3: an edit of
+# the reference L3 queue's files; variants.bzl).
+VARIANT_OPTIONAL_KEYS = {"once_sections", "env", "kind"}
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$")
 
@@ -378,6 +379,9 @@ def check_all(clauses=None):
         if not e["description"].strip():
             problems.append(where + ": no description")
         if what == "variant":
+            if e.get("kind", "L2") not in ("L2", "L3"):
+                problems.append(where + ": kind must be L2 or L3")
+                continue
             if not e["legal_by"].strip():
                 problems.append(where + ": no legal_by quote")
             if not os.path.isfile(label_path(e["expected"], package)):

@@ -14,11 +14,23 @@ no other, and the readings it names. Since a variant is correct by
 construction, any other FAIL is a defect of the suite.
 """
 
-load("//conformance:certify.bzl", "spsq_l2_certification")
+load("//conformance:certify.bzl", "spsq_l2_certification", "spsq_l3_certification")
 load("//conformance:edited_reference.bzl", "edited_reference")
+load("//core/l3:worker_chip_queue_files.bzl", "WORKER_CHIP_QUEUE_DEPS", "WORKER_CHIP_QUEUE_HDRS")
 
 def spsq_variant_entry(v):
     """Builds and certifies the legal variant of one entry of VARIANTS."""
+    kind = v.get("kind", "L2")
+    if kind == "L3":
+        spsq_l3_variant(
+            name = v["name"],
+            diff = v["diff"],
+            expected = v["expected"],
+            description = v["description"],
+        )
+        return
+    if kind != "L2":
+        fail("variant %s: kind must be L2 or L3, not %s" % (v["name"], kind))
     spsq_variant(
         name = v["name"],
         diff = v["diff"],
@@ -70,4 +82,45 @@ def spsq_variant(name, diff, expected, description, max_inflight = [1, 4], once_
         size = "medium",
         tags = ["variant"],
         testonly = True,
+    )
+
+def spsq_l3_variant(name, diff, expected, description):
+    """Builds and certifies one legal variant of the reference L3 queue.
+
+    The mirror of an L3 mutant (//conformance/mutants:mutants.bzl): the
+    queue's own files edited by `diff`, behind the reference's adapter, every
+    L3 suite section but the wrap, judged against `expected`.
+    """
+    edited_reference(
+        name = name,
+        diff = diff,
+        kind = "variant",
+        files = WORKER_CHIP_QUEUE_HDRS,
+        subpackage = "l3",
+        deps = WORKER_CHIP_QUEUE_DEPS,
+    )
+    native.cc_library(
+        name = name + "_adapter",
+        srcs = ["//conformance/l3:reference_l3_adapter.cc"],
+        deps = [
+            ":" + name + "_impl",
+            "//conformance/l3:l3_headers",
+            "//core:wire",
+        ],
+        testonly = True,
+    )
+    spsq_l3_certification(
+        name = name,
+        adapter_deps = [":" + name + "_adapter"],
+        implementation = "L3 variant %s: %s" % (name, description),
+        once_sections = [],
+        expected_verdicts = expected,
+        # Depth quick: the suite and the corpus replay of l3_stream, as for
+        # the L2 variants.
+        depth = "quick",
+        stages = ["corpus"],
+        size = "medium",
+        tags = ["variant"],
+        testonly = True,
+        individual_tests = False,
     )

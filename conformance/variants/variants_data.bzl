@@ -8,7 +8,8 @@ from the repository root, see conformance/tools/reference_edits.py); expected
 (the expected-verdicts file); max_inflight (windows certified); note
 (optional: a remark for the docs' tables only); once_sections and env
 (optional: sections built for the first window only, and the report test's
-environment)."""
+environment); kind (optional: "L2", the default, or "L3": an edit of the
+reference L3 queue's files, certified by the L3 suite)."""
 
 VARIANTS = [
     {
@@ -201,5 +202,35 @@ VARIANTS = [
         "diff": ":abort_sampled_at_call_start.diff",
         "expected": ":abort_sampled_at_call_start.expected.json",
         "max_inflight": [1, 4],
+    },
+    {
+        "name": "l3_short_buffer_poisons",
+        "kind": "L3",
+        "description": "read_into / dequeue_into with a buffer smaller than the message poisons the queue (AMB.SHORTBUF B)",
+        "reading": "AMB.SHORTBUF B",
+        "legal_by": "The spec sizes payload buffers only in its Python API (\"queue.output.read_into(message, host_output)\", spec section 1) and says nothing of a C++ buffer too small for the message; the catalogue's AMB.SHORTBUF grades a usage error and poison both INTERPRETATION, and only success with a partial copy FAIL (S1.DEQ.1).",
+        "diff": ":l3_short_buffer_poisons.diff",
+        "expected": ":l3_short_buffer_poisons.expected.json",
+        "max_inflight": [1],
+    },
+    {
+        "name": "l3_null_buffer_poisons",
+        "kind": "L3",
+        "description": "try_enqueue / enqueue with no buffer for a nonzero size poisons the queue, publishing nothing (AMB.NULLBUF B)",
+        "reading": "AMB.NULLBUF B",
+        "legal_by": "The spec admits payload buffers only in its Python API (\"queue.input.enqueue(host_input, nbytes=nbytes, timeout=timeout_s)\", spec section 1) and says nothing of a C++ enqueue with no buffer; the catalogue's AMB.NULLBUF grades a usage error and poison both INTERPRETATION, and only publishing an input a deviation.",
+        "diff": ":l3_null_buffer_poisons.diff",
+        "expected": ":l3_null_buffer_poisons.expected.json",
+        "max_inflight": [1],
+    },
+    {
+        "name": "l3_freed_calls_fail",
+        "kind": "L3",
+        "description": "every call on a freed queue handle answers FAILED (terminal), touching no memory (AMB.AFTERFREE B)",
+        "reading": "AMB.AFTERFREE B",
+        "legal_by": "\"queue.free() is logical: it releases the L3 queue handle and marks the projected region handle released\" (spec section 1) says nothing of what a later call answers; the catalogue's AMB.AFTERFREE grades REJECTED and FAILED both INTERPRETATION. The call still touches no shared memory (S1.FREE.1).",
+        "diff": ":l3_freed_calls_fail.diff",
+        "expected": ":l3_freed_calls_fail.expected.json",
+        "max_inflight": [1],
     },
 ]
