@@ -16,6 +16,7 @@ queue's (core/l3/worker_chip_queue_files.bzl).
 """
 
 load("//core:reference_files.bzl", "REFERENCE_FILES")
+load("//core/l3:worker_chip_queue_files.bzl", "WORKER_CHIP_QUEUE_DEPS", "WORKER_CHIP_QUEUE_HDRS")
 
 def edited_reference(
         name,
@@ -86,4 +87,38 @@ def _patch(cmds, name, diff, kind):
         "echo \"%s %s: $(location %s) does not apply to the reference (core/ changed?):\" >&2; " %
         (kind, name, diff) +
         "echo \"$$out\" >&2; exit 1; fi",
+    )
+
+def edited_l3_queue(name, diff, kind, engine = None, adapter = None):
+    """The reference L3 queue with `diff` applied, behind the reference's adapter.
+
+    Creates `<name>_impl` (edited_reference over the queue's files) and the
+    adapter library (`adapter`, default `<name>_adapter`: the reference's
+    //conformance/l3:reference_l3_adapter.cc over the edited queue), which an
+    spsq_l3_certification takes as its adapter_deps. The one place mutants,
+    variants and the defects of //conformance/unseen build an edited queue.
+
+    Args:
+      name: prefix of the generated targets.
+      diff: label of a unified diff over the queue's files
+        (core/l3/worker_chip_queue_files.bzl), or None (the queue as it is).
+      kind: what the edited queue is, for messages.
+      engine: an edited wire engine (an edited_reference's `_impl`) the queue
+        is built on instead of //core:wire, or None.
+      adapter: the adapter library's name.
+    """
+    wire = engine if engine else "//core:wire"
+    edited_reference(
+        name = name,
+        diff = diff,
+        kind = kind,
+        files = WORKER_CHIP_QUEUE_HDRS,
+        subpackage = "l3",
+        deps = [engine, "//core/region"] if engine else WORKER_CHIP_QUEUE_DEPS,
+    )
+    native.cc_library(
+        name = adapter if adapter else name + "_adapter",
+        srcs = ["//conformance/l3:reference_l3_adapter.cc"],
+        deps = [":%s_impl" % name, "//conformance/l3:l3_headers", wire],
+        testonly = True,
     )

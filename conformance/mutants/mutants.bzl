@@ -24,8 +24,7 @@ load(
     "spsq_l3_certification",
     "spsq_runtime_certification",
 )
-load("//conformance:edited_reference.bzl", "edited_reference")
-load("//core/l3:worker_chip_queue_files.bzl", "WORKER_CHIP_QUEUE_DEPS", "WORKER_CHIP_QUEUE_HDRS")
+load("//conformance:edited_reference.bzl", "edited_l3_queue", "edited_reference")
 load("//core/runtime:orchestrator_files.bzl", "ORCHESTRATOR_DEPS", "ORCHESTRATOR_FILES")
 load(":mutants_data.bzl", "MUTANTS")
 
@@ -173,8 +172,6 @@ def spsq_l3_mutant(name, expect_fail, sections, diff = None, engine_diff = None,
     """
     if not diff and not engine_diff:
         fail("L3 mutant %s: no diff" % name)
-    deps = WORKER_CHIP_QUEUE_DEPS
-    wire = "//core:wire"
     if engine_diff:
         if "l3_interop" in sections:
             fail("L3 mutant %s: l3_interop links the reference L2 endpoint, whose " % name +
@@ -184,26 +181,12 @@ def spsq_l3_mutant(name, expect_fail, sections, diff = None, engine_diff = None,
             diff = engine_diff,
             kind = "L3 mutant",
         )
-        wire = ":%s_engine_impl" % name
-        deps = [wire, "//core/region"]
-    edited_reference(
+    edited_l3_queue(
         name = name,
         # None: the queue's own files as they are, on the edited engine.
         diff = diff,
         kind = "L3 mutant",
-        files = WORKER_CHIP_QUEUE_HDRS,
-        subpackage = "l3",
-        deps = deps,
-    )
-    native.cc_library(
-        name = name + "_adapter",
-        srcs = ["//conformance/l3:reference_l3_adapter.cc"],
-        deps = [
-            ":" + name + "_impl",
-            "//conformance/l3:l3_headers",
-            wire,
-        ],
-        testonly = True,
+        engine = ":%s_engine_impl" % name if engine_diff else None,
     )
     spsq_l3_certification(
         name = name,

@@ -40,6 +40,8 @@ import sys
 
 MUTANTS_DATA = "conformance/mutants/mutants_data.bzl"
 VARIANTS_DATA = "conformance/variants/variants_data.bzl"
+UNSEEN_DATA = "conformance/unseen/unseen_data.bzl"
+UNSEEN_INDEX = "conformance/unseen/defects/index.tsv"
 
 # The files each kind of edited endpoint copies, and where they live.
 FILE_LISTS = {
@@ -107,6 +109,45 @@ def mutants():
 
 def variants():
     return _bzl_value(VARIANTS_DATA, "VARIANTS")
+
+
+def unseen_defects():
+    return _bzl_value(UNSEEN_DATA, "UNSEEN_DEFECTS")
+
+
+def check_unseen(clauses=None):
+    """The defects of conformance/unseen: one entry, one diff and one index row
+    each, of the same kind, expecting clauses of the catalogue."""
+    problems = []
+    index = {}
+    with open(UNSEEN_INDEX, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            cells = line.rstrip("\n").split("\t")
+            if len(cells) < 2:
+                problems.append("%s:%d: fewer than 2 tab-separated cells" % (UNSEEN_INDEX, n))
+                continue
+            index[cells[0]] = cells[1]
+    diffs = {f[:-len(".diff")] for f in os.listdir(os.path.dirname(UNSEEN_INDEX))
+             if f.endswith(".diff")}
+    names = set()
+    for d in unseen_defects():
+        name = d.get("name", "?")
+        names.add(name)
+        if name not in diffs:
+            problems.append("unseen defect %s: no defects/%s.diff" % (name, name))
+        if index.get(name) != d.get("kind"):
+            problems.append("unseen defect %s: kind %s, index.tsv says %s" %
+                            (name, d.get("kind"), index.get(name, "nothing")))
+        if not d.get("expect_fail"):
+            problems.append("unseen defect %s: no expected FAIL clause" % name)
+        for c in d.get("expect_fail", []):
+            if clauses is not None and c not in clauses:
+                problems.append("unseen defect %s: %s is not a clause of the catalogue" %
+                                (name, c))
+    for name in sorted((diffs | set(index)) - names):
+        problems.append("unseen defect %s: a diff or index row with no entry in %s" %
+                        (name, UNSEEN_DATA))
+    return problems
 
 
 def file_list(which):
@@ -420,6 +461,7 @@ def check_all(clauses=None):
                     apply_hunks(original, hunks, "%s: %s" % (path, target))
                 except EditError as err:
                     problems.append(str(err))
+    problems += check_unseen(clauses)
     for package in ("conformance/mutants", "conformance/variants"):
         for f in sorted(os.listdir(package)):
             if f.endswith(".diff") and package + "/" + f not in referenced:

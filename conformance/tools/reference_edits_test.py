@@ -54,6 +54,27 @@ class TreeTest(unittest.TestCase):
                           [(v, "conformance/variants") for v in R.variants()]:
             self.assertTrue(R.diffs_of(e, package), e["name"])
 
+    def test_an_unseen_defect_without_its_index_row_or_diff_is_named(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            defects = os.path.join(tmp, "defects")
+            shutil.copytree(os.path.dirname(R.UNSEEN_INDEX), defects)
+            with open(os.path.join(defects, "index.tsv"), encoding="utf-8") as f:
+                rows = f.read().split("\n")
+            first = rows[0].split("\t")[0]
+            with open(os.path.join(defects, "index.tsv"), "w", encoding="utf-8") as f:
+                f.write("\n".join(rows[1:]))
+            last = R.unseen_defects()[-1]["name"]
+            os.remove(os.path.join(defects, last + ".diff"))
+            saved = R.UNSEEN_INDEX
+            R.UNSEEN_INDEX = os.path.join(defects, "index.tsv")
+            try:
+                problems = R.check_unseen()
+            finally:
+                R.UNSEEN_INDEX = saved
+        self.assertIn("unseen defect %s: kind %s, index.tsv says nothing" %
+                      (first, R.unseen_defects()[0]["kind"]), problems)
+        self.assertIn("unseen defect %s: no defects/%s.diff" % (last, last), problems)
+
     @unittest.skipIf(PATCH is None, "GNU patch is not installed (tools/setup.sh installs it)")
     def test_diffs_apply_with_patch_after_comments_are_reworded(self):
         # What edited_reference runs, over a core/ whose comment lines all

@@ -14,6 +14,8 @@ Every defect has two certifications:
                   only if every clause of `expect_fail` comes out FAIL. A
                   defect the suite misses today is tagged manual, its
                   expect_fail the clauses it should FAIL.
+The defects are data (unseen_data.bzl); the BUILD file calls unseen_defect for
+each and unseen_measure_suites once.
 """
 
 load(
@@ -24,8 +26,7 @@ load(
     "spsq_l3_certification",
     "spsq_runtime_certification",
 )
-load("//conformance:edited_reference.bzl", "edited_reference")
-load("//core/l3:worker_chip_queue_files.bzl", "WORKER_CHIP_QUEUE_DEPS", "WORKER_CHIP_QUEUE_HDRS")
+load("//conformance:edited_reference.bzl", "edited_l3_queue", "edited_reference")
 load(
     "//core/runtime:orchestrator_files.bzl",
     "ORCHESTRATOR_DEPS",
@@ -103,14 +104,6 @@ def unseen_controls():
 def _diff(name):
     return "defects/%s.diff" % name
 
-def _l3_adapter(name, queue, engine):
-    native.cc_library(
-        name = name + "_adapter",
-        srcs = ["//conformance/l3:reference_l3_adapter.cc"],
-        deps = [queue, "//conformance/l3:l3_headers", engine],
-        testonly = True,
-    )
-
 def _mutant_tags(expect_fail, missed):
     """A mutant the suite misses today cannot pass: manual until it is caught."""
     if not expect_fail:
@@ -153,16 +146,7 @@ def unseen_l2_defect(name, description, expect_fail = [], sections = [], max_inf
         testonly = True,
     )
     _l2_measure(name + "_measure", [impl], common["implementation"])
-    queue = ":%s_l3_queue_impl" % name
-    edited_reference(
-        name = name + "_l3_queue",
-        diff = None,
-        kind = _KIND,
-        files = WORKER_CHIP_QUEUE_HDRS,
-        subpackage = "l3",
-        deps = [impl, "//core/region"],
-    )
-    _l3_adapter(name + "_l3", queue, impl)
+    edited_l3_queue(name + "_l3_queue", None, _KIND, engine = impl, adapter = name + "_l3_adapter")
     _l3_measure(
         name + "_l3_measure",
         [":%s_l3_adapter" % name],
@@ -205,18 +189,6 @@ def _l3_mutant(name, adapter, implementation, sections, expect_fail, missed):
         tags = _mutant_tags(expect_fail, missed),
     )
 
-def _l3_queue(name, diff):
-    """The reference L3 queue with `diff` applied, and its adapter."""
-    edited_reference(
-        name = name,
-        diff = diff,
-        kind = _KIND,
-        files = WORKER_CHIP_QUEUE_HDRS,
-        subpackage = "l3",
-        deps = WORKER_CHIP_QUEUE_DEPS,
-    )
-    _l3_adapter(name, ":%s_impl" % name, "//core:wire")
-
 def _l3_certifications(name, description, expect_fail, sections, missed):
     implementation = "unseen defect %s: %s" % (name, description)
     _l3_measure(name + "_measure", [":%s_adapter" % name], implementation)
@@ -233,7 +205,7 @@ def unseen_l3_defect(name, description, expect_fail = [], sections = [], missed 
       sections: the L3 sections that catch it.
       missed: the suite misses it today: the mutant is tagged manual.
     """
-    _l3_queue(name, _diff(name))
+    edited_l3_queue(name, _diff(name), _KIND)
     _l3_certifications(name, description, expect_fail, sections, missed)
 
 def unseen_runtime_defect(name, description, layer = "orchestrator", expect_fail = [],
@@ -266,7 +238,7 @@ def unseen_runtime_defect(name, description, layer = "orchestrator", expect_fail
         )
         deps = [d for d in deps if d != "//core/runtime:worker"] + [":%s_worker_impl" % name]
     elif layer == "l3":
-        _l3_queue(name + "_l3", _diff(name))
+        edited_l3_queue(name + "_l3", _diff(name), _KIND)
         deps = [d for d in deps if d != "//core/l3:worker_chip_queue"] + [":%s_l3_impl" % name]
     elif layer != "orchestrator":
         fail("%s %s: layer %s is not orchestrator, worker or l3" % (_KIND, name, layer))
@@ -295,3 +267,43 @@ def unseen_runtime_defect(name, description, layer = "orchestrator", expect_fail
             testonly = True,
             tags = _mutant_tags(expect_fail, missed),
         )
+
+_DEFECT_ARGS = {
+    "L2": ["expect_fail", "sections", "max_inflight", "l3_sections", "missed", "wrap"],
+    "L3": ["expect_fail", "sections", "missed"],
+    "runtime": ["layer", "expect_fail", "sections", "l3_sections", "missed"],
+}
+
+def unseen_defect(d):
+    """Builds the measurement and the mutant of one entry of UNSEEN_DEFECTS."""
+    kind = d["kind"]
+    if kind not in _DEFECT_ARGS:
+        fail("unseen defect %s: kind must be L2, L3 or runtime, not %s" % (d["name"], kind))
+    known = ["name", "kind", "description", "note"] + _DEFECT_ARGS[kind]
+    for key in d:
+        if key not in known:
+            fail("unseen defect %s: %s is not a key of a %s defect (%s)" %
+                 (d["name"], key, kind, ", ".join(known)))
+    args = {k: d[k] for k in _DEFECT_ARGS[kind] if k in d}
+    macro = {
+        "L2": unseen_l2_defect,
+        "L3": unseen_l3_defect,
+        "runtime": unseen_runtime_defect,
+    }[kind]
+    macro(name = d["name"], description = d["description"], **args)
+
+def _names(defects, kind, suffix):
+    return [":%s%s" % (d["name"], suffix) for d in defects if d["kind"] == kind]
+
+def unseen_measure_suites(defects):
+    """The measurement: `bazel test` of each suite; a FAILED test is a caught defect."""
+    runtime_l3 = [":%s_l3_measure" % d["name"] for d in defects
+                  if d["kind"] == "runtime" and d.get("layer") == "l3"]
+    suites = {
+        "measure_l2": _names(defects, "L2", "_measure"),
+        "measure_l2_l3_side": _names(defects, "L2", "_l3_measure"),
+        "measure_l3": _names(defects, "L3", "_measure"),
+        "measure_runtime": _names(defects, "runtime", "_measure") + runtime_l3,
+    }
+    for suite, tests in suites.items():
+        native.test_suite(name = suite, tags = ["manual"], tests = tests)

@@ -15,8 +15,7 @@ construction, any other FAIL is a defect of the suite.
 """
 
 load("//conformance:certify.bzl", "spsq_l2_certification", "spsq_l3_certification")
-load("//conformance:edited_reference.bzl", "edited_reference")
-load("//core/l3:worker_chip_queue_files.bzl", "WORKER_CHIP_QUEUE_DEPS", "WORKER_CHIP_QUEUE_HDRS")
+load("//conformance:edited_reference.bzl", "edited_l3_queue", "edited_reference")
 
 def spsq_variant_entry(v):
     """Builds and certifies the legal variant of one entry of VARIANTS."""
@@ -91,24 +90,7 @@ def spsq_l3_variant(name, diff, expected, description):
     queue's own files edited by `diff`, behind the reference's adapter, every
     L3 suite section but the wrap, judged against `expected`.
     """
-    edited_reference(
-        name = name,
-        diff = diff,
-        kind = "variant",
-        files = WORKER_CHIP_QUEUE_HDRS,
-        subpackage = "l3",
-        deps = WORKER_CHIP_QUEUE_DEPS,
-    )
-    native.cc_library(
-        name = name + "_adapter",
-        srcs = ["//conformance/l3:reference_l3_adapter.cc"],
-        deps = [
-            ":" + name + "_impl",
-            "//conformance/l3:l3_headers",
-            "//core:wire",
-        ],
-        testonly = True,
-    )
+    edited_l3_queue(name = name, diff = diff, kind = "variant")
     spsq_l3_certification(
         name = name,
         adapter_deps = [":" + name + "_adapter"],
