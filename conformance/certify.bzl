@@ -9,7 +9,7 @@ Any endpoint written to the RegionView contract is certified unmodified:
         endpoint_template = "acme::SpscQueueEndpoint",   # template <class View, uint64_t N>
         deps = ["//acme:endpoint"],                       # provides the headers below
         hdrs = ["common/region_template.h", "aicpu/region_instance_view.h"],
-        adapter = None,                                   # optional adapter header (see README)
+        adapter = None,                                   # optional adapter header (see INTERPRETING.md)
     )
 
 For each MaxInflight in `max_inflight` it compiles one adapter,

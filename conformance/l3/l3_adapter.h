@@ -5,7 +5,7 @@
 // that binds the queue onto that memory and maps its API onto the spec's L3
 // operations (the Python names of spec sections 1, 3 and 4). The adapter
 // library defines make_l3_adapter(); spsq_l3_certification links it with the
-// suite. See conformance/README.md for a worked example.
+// suite. See INTERPRETING.md, "Certifying an L3 queue".
 //
 // Outcomes use the spec's vocabulary, not any implementation's:
 //   kOk          the operation happened

@@ -222,7 +222,7 @@ class Gate(unittest.TestCase):
     def test_rules_are_tested_at_their_boundaries(self):
         problems = catalogue.boundary_problems(self.clauses)
         self.assertFalse(problems, "validation and timeout clauses without their boundary "
-                         "values (conformance/README.md, the catalogue):\n  " +
+                         "values (CONTRIBUTING.md, the catalogue):\n  " +
                          "\n  ".join(problems))
 
     def test_split_sentences_keep_every_part(self):

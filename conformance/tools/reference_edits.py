@@ -519,7 +519,8 @@ def generated_blocks():
     }
 
 
-DOCS = ["conformance/README.md", "conformance/coherence/README.md"]
+DOCS = ["INTERPRETING.md", "CONTRIBUTING.md", "conformance/README.md",
+        "conformance/coherence/README.md"]
 MARK = re.compile(r"^<!-- generated: ([a-z0-9-]+) -->$")
 END = "<!-- end generated -->"
 

@@ -2,7 +2,7 @@
 // exactly as the reference does (it wraps it), but its handle, reservation
 // and opcode types have names of their own, in another namespace. It stands
 // for an endpoint written elsewhere that the suite reaches only through an
-// EndpointAccess adapter (the README's adapter example, compiled verbatim).
+// EndpointAccess adapter (the adapter example of INTERPRETING.md, compiled verbatim).
 #ifndef ACME_QUEUE_H_
 #define ACME_QUEUE_H_
 
