@@ -119,6 +119,6 @@ def edited_l3_queue(name, diff, kind, engine = None, adapter = None):
     native.cc_library(
         name = adapter if adapter else name + "_adapter",
         srcs = ["//conformance/l3:reference_l3_adapter.cc"],
-        deps = [":%s_impl" % name, "//conformance/l3:l3_headers", wire],
+        deps = [":%s_impl" % name, "//conformance/l3:l3_headers", "//core/l3:unsigned_timeout", wire],
         testonly = True,
     )
