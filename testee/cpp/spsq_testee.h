@@ -92,7 +92,8 @@ inline uint64_t now_ns() {
   Json c = Json::object();
   c.set("call", Json::str("now"));
   uint64_t t = 0;
-  const Json* v = Channel::get().callback(c).find("now_ns");
+  const Json reply = Channel::get().callback(c);
+  const Json* v = reply.find("now_ns");
   if (v == nullptr || !v->get_u64(&t)) Channel::die("a \"now\" reply without an integer now_ns");
   return t;
 }
