@@ -114,11 +114,15 @@ class L3Test : public ::testing::Test {
 
   // Whether the queue reports its error kinds. A testee may answer null (it
   // cannot tell): a kind check is then no verdict, so the test is skipped
-  // with that reason (its clauses UNTESTED) rather than FAILed on a guess;
-  // its other checks still run and can FAIL.
+  // with that reason, which grades its clauses INTERPRETATION (the
+  // verdict engine's UNREPORTED prefix) rather than FAIL on a guess; its
+  // other checks still run and can FAIL.
   bool KindsReported() {
     if (l3_->error().kind_known) return true;
-    [] { GTEST_SKIP() << "the testee does not report error kinds"; }();
+    [] {
+      GTEST_SKIP() << "not reported by the implementation: the testee does not report error "
+                      "kinds";
+    }();
     return false;
   }
   // The error kind is `want`: judges the caller's clauses.

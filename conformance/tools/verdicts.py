@@ -117,6 +117,11 @@ class TestCase(object):
 # marker of an SPSQ_JUDGING block's line (conformance/harness/clauses.h).
 TRACE_HEADER = "Google Test trace:"
 JUDGING_TRACE = "spsq-judging:"
+# A test skips with this prefix when the implementation under test cannot
+# report an outcome it checks (conformance/l3/l3_fixture.h, KindsReported): the
+# clause is then an INTERPRETATION with the reason, never FAIL or PASS.
+UNREPORTED = "not reported by the implementation: "
+
 # Appended to the failures of a test that failed and then skipped.
 SKIP_NOTE = "(then skipped: "
 
@@ -363,6 +368,17 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
         if covering and not judged:
             why = sorted({not_applicable_why(t) for t in covering})[0]
             verdicts.append(Verdict(c, NOT_APPLICABLE, why, names))
+            continue
+        if skipped and all(t.skip_reason.startswith(UNREPORTED) for t in skipped):
+            # The implementation cannot report an outcome a check needs (a
+            # testee's error kind behind a plain exception): no verdict on a
+            # guess, and no FAIL; the reason is stated.
+            verdicts.append(Verdict(c, INTERPRETATION, "%d of %d judging tests saw no outcome "
+                                    "to check: %s" % (
+                                        len(skipped), len(judged),
+                                        "; ".join(sorted({t.skip_reason[len(UNREPORTED):]
+                                                          for t in skipped}))),
+                                    names, readings=readings))
             continue
         if skipped or not ran:
             if skipped:

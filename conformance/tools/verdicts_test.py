@@ -220,12 +220,20 @@ class VerdictHolesTest(unittest.TestCase):
         _, l2 = verdicts_of(case("Ran", "S3.PY.1"), py, role="L2")
         self.assertEqual(l2["S3.PY.1"].verdict, V.NOT_APPLICABLE)
 
-    def test_a_kind_the_testee_cannot_report_is_untested_not_fail(self):
+    def test_a_kind_the_testee_cannot_report_is_an_interpretation_not_fail(self):
         # The suite skips a test on a kind check the testee answered null.
-        _, v = verdicts_of(case("Kind", "S3.A.1", '<skipped message="the testee does not '
-                                'report error kinds"/>', "skipped"), [clause("S3.A.1")])
-        self.assertEqual(v["S3.A.1"].verdict, V.UNTESTED)
+        _, v = verdicts_of(case("Kind", "S3.A.1", '<skipped message="not reported by the '
+                                'implementation: the testee does not report error kinds"/>',
+                                "skipped"), [clause("S3.A.1")])
+        self.assertEqual(v["S3.A.1"].verdict, V.INTERPRETATION)
         self.assertIn("the testee does not report error kinds", v["S3.A.1"].detail)
+        # Any other skip among the judging tests leaves the clause UNTESTED.
+        _, v = verdicts_of(case("Kind", "S3.A.1", '<skipped message="not reported by the '
+                                'implementation: the testee does not report error kinds"/>',
+                                "skipped") +
+                           case("Other", "S3.A.1", '<skipped message="shortened run"/>',
+                                "skipped"), [clause("S3.A.1")])
+        self.assertEqual(v["S3.A.1"].verdict, V.UNTESTED)
 
     def test_failures_before_a_skip_count(self):
         cases, v = verdicts_of(case(
