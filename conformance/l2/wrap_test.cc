@@ -152,8 +152,9 @@ TEST(Wrap, CountersWrapAndTrafficContinuesInBothDirections) {
   ASSERT_TRUE(input.live());
   ASSERT_TRUE(output.live());
   std::string input_error, output_error;
-  lean_wrap::RunBoth([&] { return input.Consume(total); }, [&] { return output.Produce(total); },
-                     &input_error, &output_error);
+  lean_wrap::RunBoth(lean_wrap::Ring{true}, [&] { return input.Consume(total); },
+                     lean_wrap::Ring{false}, [&] { return output.Produce(total); }, &input_error,
+                     &output_error);
   EXPECT_EQ(input_error, "") << "consumer";
   EXPECT_EQ(output_error, "") << "producer";
   EXPECT_TRUE(input.live());

@@ -91,8 +91,9 @@ TEST(L3Wrap, CountersWrapAndTrafficContinuesInBothDirections) {
   ASSERT_TRUE(input.live()) << "open() refused a valid binding: " << input.error();
   ASSERT_TRUE(output.live()) << "open() refused a valid binding: " << output.error();
   std::string output_error, input_error;
-  lean_wrap::RunBoth([&] { return output.Consume(total); }, [&] { return input.Produce(total); },
-                     &output_error, &input_error);
+  lean_wrap::RunBoth(lean_wrap::Ring{false}, [&] { return output.Consume(total); },
+                     lean_wrap::Ring{true}, [&] { return input.Produce(total); }, &output_error,
+                     &input_error);
   EXPECT_EQ(output_error, "") << "consumer";
   EXPECT_EQ(input_error, "") << "producer";
   for (WrapRun* run : {&input, &output}) {
