@@ -59,6 +59,8 @@ class LeanView {
     }
     failed_ = &s->failed;
     payload_ = s->memory->payload();
+    payload_span_ = s->payload_span;
+    counter_span_ = s->counter_span;
     payload_limit_ = s->payload_span < s->memory->payload_bytes() ? s->payload_span
                                                                    : s->memory->payload_bytes();
     counter_ = s->memory->counter();
@@ -72,7 +74,10 @@ class LeanView {
   class Payload {
    public:
     explicit Payload(LeanView* v) : v_(v) {}
-    HarnessSpan span() const { return v_->inner_.payload().span(); }
+    HarnessSpan span() const {
+      return v_->lean() ? HarnessSpan{reinterpret_cast<uint64_t>(v_->payload_), v_->payload_span_}
+                        : v_->inner_.payload().span();
+    }
     template <class Out>
     bool read(uint64_t offset, uint64_t nbytes, Out& out) {
       if (!v_->payload_ok(offset, nbytes)) return v_->slow_read(offset, nbytes, out);
@@ -97,7 +102,10 @@ class LeanView {
   class Counter {
    public:
     explicit Counter(LeanView* v) : v_(v) {}
-    HarnessSpan span() const { return v_->inner_.counter().span(); }
+    HarnessSpan span() const {
+      return v_->lean() ? HarnessSpan{reinterpret_cast<uint64_t>(v_->counter_), v_->counter_span_}
+                        : v_->inner_.counter().span();
+    }
     template <class Op>
     bool notify(uint64_t offset, int32_t value, Op op) {
       const uint32_t n = static_cast<uint32_t>(op);
@@ -157,6 +165,7 @@ class LeanView {
     return inner_.counter().test(offset, cmp_value, cmp, sample);
   }
 
+  bool lean() const { return failed_ != &kNotLean; }
   bool live() const { return !*failed_; }
   bool payload_ok(uint64_t offset, uint64_t nbytes) const {
     return live() && in_span(offset, nbytes, payload_limit_);
@@ -172,8 +181,10 @@ class LeanView {
   HarnessView inner_;
   const bool* failed_ = &kNotLean;  // the state's sticky failure
   uint8_t* payload_ = nullptr;
-  uint64_t payload_limit_ = 0;
+  uint64_t payload_span_ = 0;   // what span() claims, as the state says
+  uint64_t payload_limit_ = 0;  // the smaller of that and real memory
   uint8_t* counter_ = nullptr;
+  uint64_t counter_span_ = 0;
   uint64_t counter_limit_ = 0;
 };
 

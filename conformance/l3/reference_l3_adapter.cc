@@ -112,7 +112,7 @@ class ReferenceL3Adapter : public L3Adapter {
   L3Status try_peek(L3Message* m) override {
     spsc_queue::WorkerChipMessage h{};
     const L3Status s = map(queue_->output().try_peek(&h));
-    if (s == L3Status::kOk) *m = to_message(h);
+    if (s == L3Status::kOk) to_message(h, m);
     return s;
   }
   L3Status peek(uint64_t timeout_ns, L3Message* m) override {
@@ -120,7 +120,7 @@ class ReferenceL3Adapter : public L3Adapter {
     const L3Status s = waiting(timeout_ns, [&](std::chrono::nanoseconds t) {
       return queue_->output().peek(t, &h);
     });
-    if (s == L3Status::kOk) *m = to_message(h);
+    if (s == L3Status::kOk) to_message(h, m);
     return s;
   }
   L3Status read_into(const L3Message& m, void* buffer, uint64_t capacity) override {
@@ -133,7 +133,7 @@ class ReferenceL3Adapter : public L3Adapter {
                                                      L3Message* m) override {
     spsc_queue::WorkerChipMessage h{};
     const L3Status s = map(queue_->output().try_dequeue_into(buffer, capacity, &h));
-    if (s == L3Status::kOk) *m = to_message(h);
+    if (s == L3Status::kOk) to_message(h, m);
     return s;
   }
   L3Status dequeue_into(void* buffer, uint64_t capacity, uint64_t timeout_ns,
@@ -142,7 +142,7 @@ class ReferenceL3Adapter : public L3Adapter {
     const L3Status s = waiting(timeout_ns, [&](std::chrono::nanoseconds t) {
       return queue_->output().dequeue_into(buffer, capacity, t, &h);
     });
-    if (s == L3Status::kOk) *m = to_message(h);
+    if (s == L3Status::kOk) to_message(h, m);
     return s;
   }
   void free() override { queue_->free(); }
@@ -191,15 +191,17 @@ class ReferenceL3Adapter : public L3Adapter {
     }
   }
 
-  static L3Message to_message(const spsc_queue::WorkerChipMessage& h) {
-    L3Message m;
-    m.seq = h.seq;
-    m.opcode = static_cast<uint64_t>(h.opcode);
-    m.payload_offset = h.payload_offset;
-    m.payload_nbytes = h.payload_nbytes;
-    m.opaque[0] = h.owner_cookie;
-    m.opaque[1] = h.payload.local_addr;
-    return m;
+  // Field by field into the caller's message: a temporary copied whole would
+  // be reloaded wider than it was stored, which stalls.
+  static void to_message(const spsc_queue::WorkerChipMessage& h, L3Message* m) {
+    m->seq = h.seq;
+    m->opcode = static_cast<uint64_t>(h.opcode);
+    m->payload_offset = h.payload_offset;
+    m->payload_nbytes = h.payload_nbytes;
+    m->opaque[0] = h.owner_cookie;
+    m->opaque[1] = h.payload.local_addr;
+    m->opaque[2] = 0;
+    m->opaque[3] = 0;
   }
   static spsc_queue::WorkerChipMessage to_handle(const L3Message& m) {
     spsc_queue::WorkerChipMessage h{};
