@@ -11,16 +11,14 @@
 #ifndef SPSQ_CONFORMANCE_HARNESS_LEAN_WRAP_DRIVER_H_
 #define SPSQ_CONFORMANCE_HARNESS_LEAN_WRAP_DRIVER_H_
 
-#include <time.h>
-
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <thread>
 
 #include "conformance/harness/queue_region.h"
 #include "conformance/harness/region_memory.h"
+#include "conformance/harness/thread_cpu_time.h"
 #include "conformance/model/wire_model.h"
 #include "gtest/gtest.h"
 
@@ -151,14 +149,6 @@ std::string EndpointProduces(RegionMemory& m, const wire::Layout& l, Ring ring, 
   return "";
 }
 
-// CPU time of the calling thread: what a direction's run cost it, whatever
-// else shares the machine.
-inline uint64_t ThreadCpuNs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
-}
-
 // The two directions are independent queues: one runs on a second thread.
 // Each thread's CPU time is recorded as cpu_ns.<ring> (the certification
 // report divides it by messages_per_direction and compares it with the wire
@@ -168,13 +158,13 @@ void RunBoth(Ring consumed, Consume consume, Ring produced, Produce produce,
              std::string* consume_error, std::string* produce_error) {
   uint64_t consume_ns = 0;
   std::thread t([&] {
-    const uint64_t start = ThreadCpuNs();
+    const uint64_t start = thread_cpu_ns();
     *consume_error = consume();
-    consume_ns = ThreadCpuNs() - start;
+    consume_ns = thread_cpu_ns() - start;
   });
-  const uint64_t start = ThreadCpuNs();
+  const uint64_t start = thread_cpu_ns();
   *produce_error = produce();
-  const uint64_t produce_ns = ThreadCpuNs() - start;
+  const uint64_t produce_ns = thread_cpu_ns() - start;
   t.join();
   ::testing::Test::RecordProperty(std::string("cpu_ns.") + consumed.name(),
                                   std::to_string(consume_ns));
