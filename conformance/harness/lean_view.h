@@ -4,12 +4,15 @@
 // It wraps a HarnessView in lean mode (ViewState::lean) and serves inline the
 // calls lean mode serves inline: a live view, an access inside the smaller of
 // the claimed span and real memory, a counter slot on the 64-byte stride, a
-// Set or Add, a known compare. It reads those limits once, where lean mode
-// reads them through the state on every call. Any other call goes to the
+// Set, a known compare. It reads those limits once, where lean mode reads
+// them through the state on every call. Any other call goes to the
 // HarnessView, which judges and reports it as it always does (a violation in
-// ViewState::violations, a failed view). So it checks what lean mode checks;
-// only where the limits are read differs. A state that is not lean, is
-// non-coherent or keeps a shadow copy is served by the HarnessView alone.
+// ViewState::violations, a failed view). So it checks what lean mode checks,
+// and one thing more: an Add, which lean mode performs (its log is what
+// judges the op, and lean mode keeps none), is a violation here, since the
+// wire contract writes every signal with a plain Set. A state that is not
+// lean, is non-coherent or keeps a shadow copy is served by the HarnessView
+// alone.
 //
 // For a view whose state does not change under it while it runs (the wrap's
 // spans are fixed), and shared by copies as HarnessView is.
@@ -18,6 +21,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "conformance/harness/harness_view.h"
@@ -110,12 +114,8 @@ class LeanView {
     bool notify(uint64_t offset, int32_t value, Op op) {
       const uint32_t n = static_cast<uint32_t>(op);
       if (n > 1 || !v_->slot_ok(offset)) return v_->slow_notify(offset, value, op);
-      int32_t* p = v_->slot(offset);
-      if (n == 0) {
-        __atomic_store_n(p, value, __ATOMIC_RELEASE);
-      } else {
-        __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL);
-      }
+      if (n == 1) return v_->add_refused(offset);
+      __atomic_store_n(v_->slot(offset), value, __ATOMIC_RELEASE);
       return true;
     }
     template <class Cmp, class Sample>
@@ -163,6 +163,16 @@ class LeanView {
   __attribute__((noinline, cold)) bool slow_test(uint64_t offset, int32_t cmp_value, Cmp cmp,
                                                  Sample& sample) {
     return inner_.counter().test(offset, cmp_value, cmp, sample);
+  }
+
+  // Only reached while lean (slot_ok held): the state is the wrapped view's.
+  __attribute__((noinline, cold)) bool add_refused(uint64_t offset) {
+    ViewState* s = inner_.state();
+    const std::string why = "counter notify with op Add at counter offset " +
+                            std::to_string(offset) + ": signals are written with a plain Set";
+    s->violations.push_back(why);
+    s->fail_now(why.c_str());
+    return false;
   }
 
   bool lean() const { return failed_ != &kNotLean; }

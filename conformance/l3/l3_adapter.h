@@ -119,9 +119,10 @@ class L3Adapter {
   // Optional, for the counter wrap alone (wrap_test.cc: 2^33 calls of
   // try_enqueue and try_dequeue_into): a fresh adapter of the same
   // implementation whose open() binds onto LeanView(view)
-  // (conformance/harness/lean_view.h), which checks what the harness view
-  // checks in lean mode, inline. nullptr (the default): the wrap runs on
-  // open() over `view` in lean mode, as every adapter can.
+  // (conformance/harness/lean_view.h), which checks, inline, what the
+  // harness view checks in lean mode, and refuses an Add. nullptr (the
+  // default): the wrap runs on open() over `view` in lean mode, as every
+  // adapter can.
   virtual std::unique_ptr<L3Adapter> make_lean() { return nullptr; }
 };
 
