@@ -2,7 +2,8 @@
 """Runs the SPSQ benchmarks in rounds and prints one Markdown report.
 
 The report has: the machine, one table of ratios (SPSQ against every anchor
-and against the limits), the anchors' absolute numbers, the performance targets
+and against the limits), the anchors' absolute numbers, the wire floor (the
+yardstick of the certification's counter-wrap row), the performance targets
 with a verdict each, and single-thread instruction counts per message
 (callgrind, when valgrind is installed). Everything is measured, nothing is
 asserted: the exit status only says whether the run worked. The harness's own
@@ -32,6 +33,7 @@ STREAM_SIZES = [8, 64, 4096, 65536]
 ROUND_TRIP_SIZES = [64, 4096]
 ANCHORS = ["boost", "moodycamel", "ring"]
 INFLIGHT = [1, 4]
+FLOOR_DIRECTIONS = ["input", "output"]
 
 
 def log(msg):
@@ -135,6 +137,17 @@ class Rounds:
     def spread(self, name):
         vals = [r[name] for r in self.rounds if name in r]
         return (min(vals), max(vals)) if vals else None
+
+
+def run_floor(binary):
+    """The wire floor (wire_floor.h) of one round: {name: ns per message} per
+    direction, thread CPU time of its fastest repetition."""
+    res = subprocess.run([binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         timeout=60)
+    if res.returncode != 0:
+        raise RuntimeError("wire_floor failed (exit %d): %s" % (res.returncode, res.stderr[-2000:]))
+    data = json.loads(res.stdout)
+    return {"floor/wire/%s" % d: data["%s_ns_per_message" % d] for d in FLOOR_DIRECTIONS}
 
 
 # --- callgrind instructions per message -----------------------------------
@@ -255,6 +268,16 @@ def build_report(res, facts, ir_rows):
             fmt_ns(res.ns("roundtrip/%s/%d" % (a, n))) if n in ROUND_TRIP_SIZES else "-"
             for n in STREAM_SIZES)))
     out.append("| cache-line ping-pong (limit) | %s |" % fmt_ns(res.ns("limit/cacheline")))
+    out += ["", "Wire floor (`wire_floor`): one zero-byte message's descriptor, seq, tail, "
+            "validation and head on plain memory, both ends in one thread, no view; thread CPU "
+            "time of its fastest repetition (the yardstick of the certification's counter-wrap "
+            "row).", "", "| direction | ns per message (median over rounds) | spread |",
+            "|---|---|---|"]
+    for d in FLOOR_DIRECTIONS:
+        lo_hi = res.spread("floor/wire/" + d)
+        out.append("| %s | %s | %s |" % (d, fmt_ns(res.ns("floor/wire/" + d)),
+                                         "%s..%s" % (fmt_ns(lo_hi[0]), fmt_ns(lo_hi[1]))
+                                         if lo_hi else "n/a"))
     if res.errors:
         out += ["", "Benchmarks that reported an error (not timed):", ""]
         out += ["- `%s`: %s" % (k, v) for k, v in sorted(res.errors.items())]
@@ -339,13 +362,16 @@ def main():
 
     facts = machine_facts(args.rounds, args.min_time)
     log("build (opt)")
-    bazel(ob, ["build"] + OPT_FLAGS + ["//bench:spsq_bench", "//bench:hotpath"])
+    bazel(ob, ["build"] + OPT_FLAGS + ["//bench:spsq_bench", "//bench:hotpath",
+                                        "//bench:wire_floor"])
     bin_dir = bazel_bin(ob, OPT_FLAGS)
     res = Rounds()
     for i in range(args.rounds):
         log("round %d/%d" % (i + 1, args.rounds))
-        res.add(*run_round(os.path.join(bin_dir, "bench", "spsq_bench"), args.min_time,
-                           args.filter))
+        ns, errors = run_round(os.path.join(bin_dir, "bench", "spsq_bench"), args.min_time,
+                               args.filter)
+        ns.update(run_floor(os.path.join(bin_dir, "bench", "wire_floor")))
+        res.add(ns, errors)
     spread = res.spread("limit/cacheline")
     if spread:
         facts.append("cache-line round trip across rounds: %.0f..%.0f ns, median %.0f ns (the "

@@ -652,6 +652,9 @@ def _report_test(
         _quoted("--stage-not-run=W.CTR.3=" + why),
         _quoted("--stage-untested=wrap:wrap=" + why),
     ] if plain_only else []
+    if plain_only:
+        # The wrap row's yardstick (bench/wire_floor.h), run right after it.
+        wrap_args.append("--wire-floor=$(rootpath //bench:wire_floor)")
     args += ["--once-section=" + s for s in once_sections]
     args += ["--default-depth=" + depth] + stage_args
     for f in impl_files:
@@ -688,7 +691,8 @@ def _report_test(
         data = [":" + t for _, _, t in binaries if t not in plain_only + not_asan] + select({
             "//conformance:sanitized_asan": [],
             "//conformance:sanitized_tsan": [":" + t for t in not_asan],
-            "//conditions:default": [":" + t for t in plain_only + not_asan],
+            "//conditions:default": [":" + t for t in plain_only + not_asan] +
+                                    (["//bench:wire_floor"] if plain_only else []),
         }) + impl_files +
                ([expected_verdicts] if expected_verdicts else []) + extra_data + [
             ":%s_toolchain" % name,

@@ -2,7 +2,8 @@
 // boundary) in normal operation. 2^32 + 2 * depth messages go through the L3
 // queue under test in each direction, through its adapter, on the harness
 // view in lean mode (ViewState::lean: bounds and contract checks only, no
-// log, no shadow diff, no fault plan): the run of lean_wrap_driver.h, the
+// log, no shadow diff, no fault plan), or on LeanView, which checks the same
+// inline, where the adapter offers it (L3Adapter::make_lean): the run of lean_wrap_driver.h, the
 // input ring produced and the output ring consumed. SPSQ_WRAP_MESSAGES
 // overrides the count (a quick local check leaves W.CTR.3 UNTESTED); under
 // sanitizers the full run is skipped. Built once, with its
@@ -12,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "conformance/harness/clauses.h"
 #include "conformance/harness/lean_wrap_driver.h"
@@ -37,6 +39,8 @@ class WrapRun {
     s.log = nullptr;
     s.faults = nullptr;
     l3_ = make_l3_adapter();
+    // The implementation's lean path, where its adapter offers one.
+    if (std::unique_ptr<L3Adapter> lean = l3_->make_lean()) l3_ = std::move(lean);
     const auto scalars = region_.scalars();
     opened_ = l3_->open(scalars.data(), scalars.size(), region_.view(), &FixedClock);
   }
@@ -91,8 +95,9 @@ TEST(L3Wrap, CountersWrapAndTrafficContinuesInBothDirections) {
   ASSERT_TRUE(input.live()) << "open() refused a valid binding: " << input.error();
   ASSERT_TRUE(output.live()) << "open() refused a valid binding: " << output.error();
   std::string output_error, input_error;
-  lean_wrap::RunBoth([&] { return output.Consume(total); }, [&] { return input.Produce(total); },
-                     &output_error, &input_error);
+  lean_wrap::RunBoth(lean_wrap::Ring{false}, [&] { return output.Consume(total); },
+                     lean_wrap::Ring{true}, [&] { return input.Produce(total); }, &output_error,
+                     &input_error);
   EXPECT_EQ(output_error, "") << "consumer";
   EXPECT_EQ(input_error, "") << "producer";
   for (WrapRun* run : {&input, &output}) {

@@ -64,34 +64,5 @@ bool compute_layout(uint64_t depth, uint64_t in, uint64_t out, Layout* layout) {
   return true;
 }
 
-bool place(uint64_t cursor, uint64_t n, uint64_t arena_offset, uint64_t arena_bytes,
-           Placement* out) {
-  if (n == 0) {
-    *out = Placement{0, cursor, cursor, false};
-    return true;
-  }
-  if (arena_bytes == 0 || n > arena_bytes) return false;
-  const uint64_t pos = cursor % arena_bytes;
-  Placement p;
-  if (pos + n > arena_bytes) {
-    p.skipped = true;
-    p.start = cursor + (arena_bytes - pos);
-    p.offset = arena_offset;
-  } else {
-    p.start = cursor;
-    p.offset = arena_offset + pos;
-  }
-  p.next = p.start + n;
-  *out = p;
-  return true;
-}
-
-bool has_room(uint64_t released, uint64_t cursor, const Placement& p, uint64_t arena_bytes,
-              bool idle_exception) {
-  if (p.next == p.start) return true;  // zero-byte messages take no arena
-  if (idle_exception && released == cursor) return true;
-  return p.next - released <= arena_bytes;
-}
-
 }  // namespace wire
 }  // namespace spsq_conf

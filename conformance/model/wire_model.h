@@ -167,15 +167,39 @@ struct Placement {
 };
 
 // The arena rule for a message of n bytes at a monotonic cursor. False when
-// the message can never fit the arena (n > arena_bytes).
-bool place(uint64_t cursor, uint64_t n, uint64_t arena_offset, uint64_t arena_bytes,
-           Placement* out);
+// the message can never fit the arena (n > arena_bytes). Inline: the
+// counter-wrap runs and the wire floor (bench/) place every message.
+inline bool place(uint64_t cursor, uint64_t n, uint64_t arena_offset, uint64_t arena_bytes,
+                  Placement* out) {
+  if (n == 0) {
+    *out = Placement{0, cursor, cursor, false};
+    return true;
+  }
+  if (arena_bytes == 0 || n > arena_bytes) return false;
+  const uint64_t pos = cursor % arena_bytes;
+  Placement p;
+  if (pos + n > arena_bytes) {
+    p.skipped = true;
+    p.start = cursor + (arena_bytes - pos);
+    p.offset = arena_offset;
+  } else {
+    p.start = cursor;
+    p.offset = arena_offset + pos;
+  }
+  p.next = p.start + n;
+  *out = p;
+  return true;
+}
 
 // The producer's room bound: next - released <= arena_bytes. `idle_exception`
 // applies the AMB.ROOM reading A: an arena with nothing unreleased
 // (released == cursor) takes any message that fits it.
-bool has_room(uint64_t released, uint64_t cursor, const Placement& p, uint64_t arena_bytes,
-              bool idle_exception);
+inline bool has_room(uint64_t released, uint64_t cursor, const Placement& p,
+                     uint64_t arena_bytes, bool idle_exception) {
+  if (p.next == p.start) return true;  // zero-byte messages take no arena
+  if (idle_exception && released == cursor) return true;
+  return p.next - released <= arena_bytes;
+}
 
 // ------------------------------------------------------------------ binding
 

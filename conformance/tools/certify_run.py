@@ -37,6 +37,7 @@ import coverage  # noqa: E402
 import report_html  # noqa: E402
 import stages as S  # noqa: E402
 import verdicts as V  # noqa: E402
+import wrap_rate  # noqa: E402
 
 def _timeouts():
     """(whole binary, one test) in seconds, within Bazel's budget. One test's
@@ -87,6 +88,9 @@ def parse_args(argv):
                         "each stage catches, e.g. for the mutants)")
     p.add_argument("--once-section", action="append", default=[],
                    help="a suite section that runs only at depth standard and deep (the wrap)")
+    p.add_argument("--wire-floor", metavar="PATH",
+                   help="the wire floor binary (bench/wire_floor.h): the wrap row then gives its "
+                        "ns per message as a multiple of the floor's")
     p.add_argument("--stage-binary", action="append", default=[], metavar="STAGE:SECTION:PATH",
                    help="a GoogleTest binary of a stage other than the suite (explorer, tsan)")
     p.add_argument("--corpus", action="append", default=[], metavar="HARNESS:PATH:DIR[,DIR]",
@@ -557,6 +561,11 @@ def main(argv):
         failed = sum(1 for c in got if c.failures)
         run.status = "FAIL" if failed else "PASS"
         run.reason = "%d tests ran, %d failed" % (run.execs, failed)
+        if stage == "wrap":
+            # Measured beside the verdicts, never part of them.
+            run.measure, run.numbers = wrap_rate.describe(
+                got, args.wire_floor, os.path.join(pkg, "logs", "wire_floor.log"))
+            run.reason += "; " + run.measure
         progress.show(stage, run.what, run.elapsed, 0, run.execs, failed, final=True)
         return run
 

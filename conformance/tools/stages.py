@@ -114,6 +114,8 @@ class StageRun(object):
         self.findings = []  # dicts: clauses, where, message, reproducer, replay
         self.divergences = {}  # observable -> the first spsq-divergence line's detail
         self.readings = {}  # clause ID -> {letter: the first spsq-reading line's detail}
+        self.measure = ""  # what the run measured, for its kind's row (the wrap's speed)
+        self.numbers = {}  # the same as numbers, for report.json
 
     def note_divergences(self, text):
         """The divergences and the readings a harness's output states."""
@@ -139,10 +141,14 @@ class StageRun(object):
                 ", ".join(sorted(self.divergences)))
 
     def to_json(self):
-        return {"stage": self.stage, "what": self.what, "status": self.status,
-                "reason": self.reason, "elapsed_s": round(self.elapsed, 1),
-                "budget_s": self.budget, "execs": self.execs, "findings": self.findings,
-                "divergences": self.divergences, "readings": self.readings}
+        out = {"stage": self.stage, "what": self.what, "status": self.status,
+               "reason": self.reason, "elapsed_s": round(self.elapsed, 1),
+               "budget_s": self.budget, "execs": self.execs, "findings": self.findings,
+               "divergences": self.divergences, "readings": self.readings}
+        if self.measure:
+            out["measure"] = self.measure
+            out["numbers"] = self.numbers
+        return out
 
 
 def last_wins(specs, fields):
@@ -457,15 +463,17 @@ def kind_counts(group):
 
 def kind_detail(group):
     """What a kind's folded row says past its counts: the runs that did not
-    pass when some did, the reason when none ran and all for one reason,
-    else "" (each run's own detail is in its row)."""
+    pass when some did, the reason when none ran and all for one reason, else
+    what its runs measured (the wrap's speed) or "" (each run's own detail is
+    in its row)."""
     bad = [r["what"] for r in group if r["status"] != "PASS"]
     if bad and len(bad) < len(group):
         return "not PASS: " + ", ".join(bad)
     reasons = {r["reason"] for r in group}
     if len(reasons) == 1 and all(r["status"] == "UNTESTED" for r in group):
         return reasons.pop()
-    return ""
+    measured = [r["measure"] for r in group if r.get("measure")]
+    return "; ".join(measured)
 
 
 def kind_line(stage, group):

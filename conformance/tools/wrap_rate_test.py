@@ -1,0 +1,59 @@
+"""wrap_rate: the wrap row's ns per message and its ratio to the wire floor,
+from the wrap test's properties and a floor binary (fakes here)."""
+
+import os
+import stat
+import tempfile
+import unittest
+
+import verdicts as V
+import wrap_rate
+
+
+def wrap_case(**props):
+    case = V.TestCase("mi1:wrap", "Wrap", "CountersWrapAndTrafficContinuesInBothDirections")
+    case.properties.update(props)
+    return case
+
+
+class WrapRateTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.log = os.path.join(self.dir, "logs", "wire_floor.log")
+
+    def floor(self, body):
+        path = os.path.join(self.dir, "floor.sh")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(path, stat.S_IRWXU)
+        return path
+
+    def test_ns_per_message_and_ratio_per_ring(self):
+        floor = self.floor('echo \'{"input_ns_per_message": 4.0, "output_ns_per_message": 5.0}\'')
+        case = wrap_case(**{"messages_per_direction": "1000", "cpu_ns.input": "8000",
+                            "cpu_ns.output": "15000"})
+        line, numbers = wrap_rate.describe([case], floor, self.log)
+        self.assertIn("1000 messages each way", line)
+        self.assertIn("input ring 8.0 ns/message (2.00x the wire floor's 4.0)", line)
+        self.assertIn("output ring 15.0 ns/message (3.00x the wire floor's 5.0)", line)
+        self.assertEqual(numbers["ratio_to_floor"], {"input": 2.0, "output": 3.0})
+
+    def test_a_failed_floor_leaves_the_numbers_without_a_ratio(self):
+        floor = self.floor("echo broken >&2; exit 3")
+        case = wrap_case(**{"messages_per_direction": "10", "cpu_ns.input": "10",
+                            "cpu_ns.output": "20"})
+        line, numbers = wrap_rate.describe([case], floor, self.log)
+        self.assertIn("input ring 1.0 ns/message", line)
+        self.assertIn("no ratio: the wire floor exited with status 3", line)
+        self.assertNotIn("ratio_to_floor", numbers)
+
+    def test_a_wrap_that_recorded_nothing_is_not_measured(self):
+        line, numbers = wrap_rate.describe([wrap_case()], None, self.log)
+        self.assertTrue(line.startswith("speed not measured:"), line)
+        self.assertEqual(numbers, {})
+        line, _ = wrap_rate.describe([wrap_case(messages_per_direction="5")], None, self.log)
+        self.assertIn("no CPU time per ring", line)
+
+
+if __name__ == "__main__":
+    unittest.main()
