@@ -201,6 +201,16 @@ def install_clock(channel):
     time.monotonic = lambda: monotonic_ns() / 1e9
 
 
+def _as_int(v):
+    """An int, an IntEnum or an extension's enum as an int; else None."""
+    if v is None or isinstance(v, (bool, str, bytes, float)):
+        return None
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
 class Unsupported(Exception):
     """An op the queue does not offer: answered `unsupported`, never guessed."""
 
@@ -264,7 +274,7 @@ class Adapter:
             v = getattr(exc, key, None)
             if v is None and key == "op":
                 v = getattr(exc, "operation", None)
-            out[key] = int(v) if isinstance(v, int) else None
+            out[key] = _as_int(v)
         return out
 
     def forge(self, real, fields):
