@@ -258,8 +258,15 @@ class Adapter:
     def payload(self, data):
         return data
 
-    def is_timeout(self, exc):
-        return isinstance(exc, TimeoutError)
+    def outcome(self, exc):
+        """The outcome an exception of a queue call reports: ValueError a
+        usage error (rejected), a TimeoutError an expired blocking call,
+        anything else a terminal failure."""
+        if isinstance(exc, ValueError):
+            return "rejected"
+        if isinstance(exc, TimeoutError):
+            return "timed_out"
+        return "failed"
 
     def timed_out_return(self, op, value):
         """Whether a blocking call's return value reports its timeout
@@ -359,18 +366,16 @@ class Server:
             return result(req)
         except Unsupported as e:
             return {"outcome": "unsupported", "text": str(e)}
-        except HarnessLost:
+        except (HarnessLost, KeyboardInterrupt, SystemExit):
             raise
-        except ValueError as e:
-            return {"outcome": "rejected", "text": "%s: %s" % (type(e).__name__, e)}
-        except BaseException as e:  # noqa: B036 - every outcome is reported
-            if isinstance(e, (KeyboardInterrupt, SystemExit)):
-                raise
-            if a.is_timeout(e):
-                return {"outcome": "timed_out", "text": str(e)}
+        except Exception as e:
+            text = "%s: %s" % (type(e).__name__, e)
+            outcome = a.outcome(e)
+            if outcome != "failed":
+                return {"outcome": outcome, "text": text}
             fields = a.error_fields(e)
-            self.last_failure = dict(fields, text="%s: %s" % (type(e).__name__, e))
-            return {"outcome": "failed", "text": self.last_failure["text"],
+            self.last_failure = dict(fields, text=text)
+            return {"outcome": "failed", "text": text,
                     "poison": {"kind": fields["kind"], "op": fields["op"]}}
 
     # --- ops -----------------------------------------------------------
