@@ -777,10 +777,26 @@ _l3_opt_binary = rule(
     executable = True,
 )
 
+# A queue certified through the testee driver protocol (testee/PROTOCOL.md)
+# runs in another process: what needs it in the harness's own process, or
+# 2^32 messages through it, is UNTESTED with these reasons, never PASS.
+_TESTEE_WRAP_WHY = ("a testee: the counter wrap is 2^32 + 2048 messages per direction, each " +
+                    "one protocol round trip and several callbacks (bench/testee_round_trip); " +
+                    "through the protocol that takes days, the in-process certification of " +
+                    "the same queue judges it")
+_TESTEE_STAGE_WHY = {
+    "corpus": ("l3_stream", "a testee: the corpus replay drives the queue in the harness's " +
+                            "process (the l3_stream harness links its adapter)"),
+    "stress": ("stress", "a testee: the two-thread and cross-process stress run the queue on " +
+                         "a thread of the harness's process"),
+}
+
 def spsq_l3_certification(
         name,
-        adapter_deps,
-        implementation,
+        adapter_deps = [],
+        implementation = None,
+        testee = None,
+        testee_command = None,
         impl_files = [],
         extra_deps = [],
         sections = None,
@@ -804,6 +820,14 @@ def spsq_l3_certification(
       name: the certification; also the name of the report test.
       adapter_deps: the cc_library defining spsq_conf::make_l3_adapter().
       implementation: a human-readable identity.
+      testee: in place of adapter_deps, an executable target that speaks the
+        testee driver protocol (testee/PROTOCOL.md): the queue runs in that
+        process, the suite drives it through //conformance/driver. Every
+        suite binary gets SPSQ_TESTEE; the wrap and the in-process stages
+        are UNTESTED with their reasons.
+      testee_command: the same for a testee built outside Bazel: its command
+        line (the first word an absolute path, or one relative to the
+        runfiles or the working directory).
       impl_files: implementation files hashed into the package's build hash.
       extra_deps: further deps of the suite binaries.
       sections: suite sections, each built as its own cc_test
@@ -838,6 +862,25 @@ def spsq_l3_certification(
     for s in stages:
         if s not in L3_STAGES:
             fail("stages: %s is not one of %s" % (s, L3_STAGES))
+    if not implementation:
+        fail("implementation: a human-readable identity is required")
+    testee_data, stage_untested, stage_not_run = [], [], {}
+    if testee or testee_command:
+        if adapter_deps or (testee and testee_command):
+            fail("give one of adapter_deps, testee and testee_command")
+        adapter_deps = ["//conformance/driver:driver_l3_adapter"]
+        testee_data = [testee] if testee else []
+        env = dict(env, SPSQ_TESTEE = "$(rootpath %s)" % testee if testee else testee_command)
+        if once_sections == None:
+            once_sections = []
+            stage_not_run = {"W.CTR.3": _TESTEE_WRAP_WHY}
+            allow_untested = allow_untested + ["W.CTR.3"]
+            stage_untested.append("wrap:wrap=" + _TESTEE_WRAP_WHY)
+        for s in stages:
+            stage_untested.append("%s:%s=%s" % (s, _TESTEE_STAGE_WHY[s][0], _TESTEE_STAGE_WHY[s][1]))
+        stages = []
+    elif not adapter_deps:
+        fail("adapter_deps: the adapter library (or testee / testee_command) is required")
     spsq_l3_stream_harness(
         name = name + "_stage_l3_stream",
         adapter_deps = adapter_deps + extra_deps,
@@ -876,6 +919,7 @@ def spsq_l3_certification(
                 "@gtest//:gtest_main",
             ],
             tags = tags,
+            data = testee_data,
         )
         if section in once_sections:
             # <target>_build in the requested mode (manual: never built by a
@@ -900,8 +944,10 @@ def spsq_l3_certification(
         impl_files = impl_files,
         once_sections = once_sections,
         depth = depth,
-        stage_args = stage_args,
-        extra_data = stage_data,
+        stage_args = stage_args + [
+            _quoted("--stage-untested=" + u) for u in stage_untested],
+        stage_not_run = stage_not_run,
+        extra_data = stage_data + testee_data,
         expect_fail = expect_fail,
         allow_untested = allow_untested,
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,

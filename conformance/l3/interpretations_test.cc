@@ -17,12 +17,17 @@ class L3Interpretation : public L3Suite {
   // `touched`: the call did something a usage error must not.
   std::string UsageErrorReading(const char* key, L3Status s, bool touched) {
     const bool live = l3().live();
-    const uint32_t kind = l3().error().kind;
-    if (s == L3Status::kRejected && live && kind == wire::kKindNone && !touched &&
-        l3_flag() == 0) {
+    // A queue that cannot tell its kinds shows its reading by the rest.
+    const L3ErrorInfo e = l3().error();
+    const uint32_t kind = e.kind;
+    if (s == L3Status::kRejected && live && (!e.kind_known || kind == wire::kKindNone) &&
+        !touched && l3_flag() == 0) {
       return "A";
     }
-    if (s == L3Status::kFailed && !live && kind != wire::kKindNone && l3_flag() == 1) return "B";
+    if (s == L3Status::kFailed && !live && (!e.kind_known || kind != wire::kKindNone) &&
+        l3_flag() == 1) {
+      return "B";
+    }
     ADD_FAILURE() << key << ": " << l3_status_name(s) << ", live " << live << ", kind "
                   << wire::kind_name(kind) << ", flag " << l3_flag()
                   << (touched ? ", and it touched the queue" : "") << ": neither reading";
@@ -37,6 +42,7 @@ TEST_F(L3Interpretation, BlockingCallSamplesThePeerFlag) {
   // A call that could make progress: progress fits both readings, an early
   // REMOTE_ABORTED only B.
   auto progress = [&](const char* key, L3Status s) {
+    if (s == L3Status::kFailed && !KindsReported()) return;
     if (s == L3Status::kOk) {
       v.Case(key, {"A", "B"}, "progress with the flag raised");
     } else if (s == L3Status::kFailed && l3().error().kind == wire::kRemoteAborted) {
@@ -49,6 +55,7 @@ TEST_F(L3Interpretation, BlockingCallSamplesThePeerFlag) {
   };
   // A call that cannot: REMOTE_ABORTED by the deadline, exactly at it (A).
   auto expiry = [&](const char* key, L3Status s, uint64_t waited) {
+    if (s == L3Status::kFailed && !KindsReported()) return;
     const bool aborted = s == L3Status::kFailed && l3().error().kind == wire::kRemoteAborted;
     EXPECT_TRUE(aborted) << key << ": S3.TO.7: " << l3_status_name(s) << ": "
                          << l3().error().message;
@@ -153,6 +160,7 @@ TEST_F(L3Interpretation, ErrorKindsPerPoisonCause) {
   bool reading_a = true;
   auto note = [&](const char* cause, uint32_t want_for_a) {
     ExpectPoisoned(0, cause);
+    if (!KindsReported()) return;
     const uint32_t kind = l3().error().kind;
     seen += std::string(seen.empty() ? "" : ", ") + cause + " " + wire::kind_name(kind);
     if (kind != want_for_a) reading_a = false;
@@ -213,6 +221,10 @@ TEST_F(L3Interpretation, ErrorKindsPerPoisonCause) {
 // progress at once (room for an input and for STOP, an output published), so
 // an attempt would show. Any reading: no wait, no poison, nothing attempted.
 TEST_F(L3Interpretation, TimeoutZeroOnABlockingCallIsRefusedOrANoAttempt) {
+  if (std::string(l3().surface()) == "python") {
+    GTEST_SKIP() << "not applicable: " << l3().name() << " is judged by the Python API, "
+                 << "where timeout 0 raises ValueError (S3.PYTO.1)";
+  }
   ReadingVote v("AMB.TIMEOUTZERO", {"A", "B"});
   auto one = [&](const char* key, L3Status s, uint64_t t0) {
     L3Message m;

@@ -53,8 +53,11 @@ struct L3Message {
   uint64_t opaque[4] = {};
 };
 
-// The terminal error, as wire-contract numbers.
+// The terminal error, as wire-contract numbers. `kind_known` false: the
+// implementation cannot tell its error kinds (a testee answering null), so
+// the suite judges no kind of it (l3_fixture.h, KindsReported).
 struct L3ErrorInfo {
+  bool kind_known = true;
   uint32_t kind = 0;
   uint32_t op = 0;
   uint64_t session_instance_id_bits = 0;
@@ -67,6 +70,10 @@ class L3Adapter {
   virtual ~L3Adapter() = default;
 
   virtual const char* name() const = 0;
+  // Which API sentences of the spec the queue is judged by: "cpp" (the C++
+  // L3 API) or "python" (timeouts <= 0 raise ValueError, S3.PYTO.1). Known
+  // once open() returned.
+  virtual const char* surface() const { return "cpp"; }
 
   // Binds a queue onto harness memory described by the ten binding scalars
   // (payload_base/counter_base are host addresses). An implementation

@@ -78,7 +78,11 @@ class L3Test : public ::testing::Test {
   // judges (no clause of its own, so no block).
   void ExpectHealthy(const char* context) {
     EXPECT_TRUE(l3_->live()) << context << ": " << l3_->error().message;
-    EXPECT_EQ(l3_->error().kind, wire::kKindNone) << context << ": " << l3_->error().message;
+    // A queue that cannot tell its kinds is judged healthy by live() alone.
+    const L3ErrorInfo e = l3_->error();
+    if (e.kind_known) {
+      EXPECT_EQ(e.kind, wire::kKindNone) << context << ": " << e.message;
+    }
     EXPECT_EQ(l3_flag(), 0) << context << ": initiator abort flag raised";
   }
   // Not live, the kind (0: any), initiator flag 1 (Set once, when visible).
@@ -90,9 +94,8 @@ class L3Test : public ::testing::Test {
     EXPECT_FALSE(l3_->live()) << context;
     const L3ErrorInfo e = l3_->error();
     if (want_kind != 0) {
-      EXPECT_EQ(e.kind, want_kind) << context << ": saw " << wire::kind_name(e.kind) << ": "
-                                   << e.message;
-    } else {
+      ExpectKind(want_kind, context);
+    } else if (e.kind_known) {
       EXPECT_NE(e.kind, wire::kKindNone) << context;
     }
     {
@@ -107,6 +110,23 @@ class L3Test : public ::testing::Test {
                 }), 1u) << context << ": W.FLAG.1: Set exactly once";
     }
     record_observation("l3.poison_op", std::to_string(e.op));
+  }
+
+  // Whether the queue reports its error kinds. A testee may answer null (it
+  // cannot tell): a kind check is then no verdict, so the test is skipped
+  // with that reason (its clauses UNTESTED) rather than FAILed on a guess;
+  // its other checks still run and can FAIL.
+  bool KindsReported() {
+    if (l3_->error().kind_known) return true;
+    [] { GTEST_SKIP() << "the testee does not report error kinds"; }();
+    return false;
+  }
+  // The error kind is `want`: judges the caller's clauses.
+  void ExpectKind(uint32_t want, const std::string& context) {
+    if (!KindsReported()) return;
+    const L3ErrorInfo e = l3_->error();
+    EXPECT_EQ(e.kind, want) << context << ": saw " << wire::kind_name(e.kind) << ": "
+                            << e.message;
   }
 
   // The peer idle, L3 fills the input ring with depth zero-byte messages; the
@@ -155,6 +175,7 @@ class L3Suite : public L3Test {
   // The kind of a poison no document fixes (AMB.KINDS): recorded; a kind
   // outside reading A's records reading B.
   void NoteKind(const char* cause, std::initializer_list<uint32_t> reading_a) {
+    if (!KindsReported()) return;
     const uint32_t k = l3().error().kind;
     record_observation(std::string("kind.l3.") + cause, wire::kind_name(k));
     if (k == wire::kKindNone) return;

@@ -320,9 +320,11 @@ TEST_F(L3Layout, InputLargerThanTheArenaIsRefused) {
     EXPECT_NE(st, L3Status::kFailed) << what << ": refusing a message that cannot fit is not "
                                                 "poison: " << l3().error().message;
     EXPECT_TRUE(l3().live()) << what;
-    const uint32_t kind = l3().error().kind;
-    EXPECT_TRUE(kind == wire::kKindNone || kind == wire::kBadArgument)
-        << what << ": a live refusal reports NONE or BAD_ARGUMENT, saw " << wire::kind_name(kind);
+    if (KindsReported()) {
+      const uint32_t kind = l3().error().kind;
+      EXPECT_TRUE(kind == wire::kKindNone || kind == wire::kBadArgument)
+          << what << ": a live refusal reports NONE or BAD_ARGUMENT, saw " << wire::kind_name(kind);
+    }
     EXPECT_EQ(l3_flag(), 0) << what;
     record_observation("fit2.l3_answer", l3_status_name(st));
   };

@@ -480,7 +480,7 @@ TEST_F(L3Ownership, RemoteAbortIsReportedWithoutRaisingTheLocalFlag) {
   peer().set_peer_flag(1);
   L3Message m;
   EXPECT_EQ(l3().peek(2000, &m), L3Status::kFailed) << "peek, the peer flag raised";
-  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
+  ExpectKind(wire::kRemoteAborted, "peek, the peer flag raised");
   EXPECT_EQ(l3_flag(), 0) << "observing the peer flag raised the local one";
   Rebuild(QueueParams());
   for (uint64_t i = 0; i < layout().depth; ++i) {
@@ -488,7 +488,7 @@ TEST_F(L3Ownership, RemoteAbortIsReportedWithoutRaisingTheLocalFlag) {
   }
   peer().set_peer_flag(1);
   EXPECT_EQ(l3().enqueue(nullptr, 0, 2000), L3Status::kFailed) << "enqueue, the peer flag raised";
-  EXPECT_EQ(l3().error().kind, wire::kRemoteAborted) << l3().error().message;
+  ExpectKind(wire::kRemoteAborted, "enqueue, the peer flag raised");
   EXPECT_EQ(l3_flag(), 0);
   if (l3().uses_view()) {
     EXPECT_EQ(log().count([](const spsq_conf::Access& a) {

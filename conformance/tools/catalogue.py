@@ -355,6 +355,14 @@ def applicable(clause, role="L2"):
     raise ValueError("unknown role %r" % role)
 
 
+def judged_through_testee(clause, role):
+    """A Python API clause of L3 that an L3 certification judges too when its
+    queue is a testee speaking the Python surface (testee/PROTOCOL.md): the
+    L3 suite's test of it runs there, and declares itself not applicable for
+    a queue judged by the C++ API."""
+    return role == "L3" and clause["surface"] == "python" and clause["role"] in ("L3", "both")
+
+
 def applicable_to_l2(clause):
     return applicable(clause, "L2")
 
@@ -483,9 +491,11 @@ def misplaced_tokens(clauses, tokens):
         placed = [(f, suite_of(f)) for f in files]
         placed = [(f, s) for f, s in placed if s]
         judges = namers[c["id"]] if case_of(token) is None else files
-        judged_somewhere = any(applicable(c, suite_of(f)[0]) for f in judges if suite_of(f))
+        judged_somewhere = any(applicable(c, suite_of(f)[0]) or
+                               judged_through_testee(c, suite_of(f)[0])
+                               for f in judges if suite_of(f))
         for f, (role, strict) in placed:
-            if applicable(c, role):
+            if applicable(c, role) or judged_through_testee(c, role):
                 continue
             if strict or not judged_somewhere:
                 out.append((token, f, role))

@@ -307,6 +307,9 @@ def compute_verdicts(clauses, cases, role="L2", not_run=None):
     verdicts = []
     for c in clauses:
         reason = catalogue.not_applicable_reason(c, role)
+        if reason and catalogue.judged_through_testee(c, role) and any(
+                not declared_not_applicable(t) for t in by_clause.get(c["id"], [])):
+            reason = None  # a testee on the Python surface: its test ran
         if reason:
             verdicts.append(Verdict(c, NOT_APPLICABLE, reason))
             continue

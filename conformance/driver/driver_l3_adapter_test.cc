@@ -1,0 +1,129 @@
+// The driver's error paths, each against a small misbehaving testee
+// (testdata/): one that exits, one that hangs, one that answers out of
+// order, one that writes garbage, one that speaks another version. Each
+// protocol failure must be exactly one test failure naming the test, the
+// last request and the testee's stderr; afterwards every call answers
+// FAILED at once, and nothing hangs.
+#include <cstdlib>
+#include <string>
+
+#include "conformance/driver/driver_l3_adapter.h"
+#include "conformance/harness/queue_region.h"
+#include "conformance/harness/virtual_clock.h"
+#include "gtest/gtest-spi.h"
+#include "gtest/gtest.h"
+
+namespace spsq_conf {
+namespace {
+
+class DriverErrors : public ::testing::Test {
+ protected:
+  void SetUp() override { VirtualClock::reset(); }
+
+  // Opens a queue on `script`, with the frame bound at one second, and
+  // returns the one failure it must have produced.
+  std::string OpenFails(const char* script) {
+    setenv("SPSQ_TESTEE", (std::string("conformance/driver/testdata/") + script).c_str(), 1);
+    setenv("SPSQ_TESTEE_FRAME_TIMEOUT_S", "1", 1);
+    ::testing::TestPartResultArray failures;
+    bool opened = true;
+    {
+      ::testing::ScopedFakeTestPartResultReporter capture(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      const auto s = region_.scalars();
+      opened = adapter_.open(s.data(), s.size(), region_.view(), &VirtualClock::now_ns);
+    }
+    EXPECT_FALSE(opened) << script << ": open() succeeded";
+    EXPECT_TRUE(adapter_.broken()) << script;
+    EXPECT_EQ(failures.size(), 1) << script << ": one failure per protocol failure";
+    return failures.size() == 0 ? "" : failures.GetTestPartResult(0).message();
+  }
+
+  // After a protocol failure: FAILED at once, no new failure, not live.
+  void ExpectDeadQuietly() {
+    ::testing::TestPartResultArray failures;
+    {
+      ::testing::ScopedFakeTestPartResultReporter capture(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      EXPECT_EQ(adapter_.try_enqueue(nullptr, 0), L3Status::kFailed);
+      L3Message m;
+      EXPECT_EQ(adapter_.peek(1000, &m), L3Status::kFailed);
+      EXPECT_FALSE(adapter_.live());
+      EXPECT_FALSE(adapter_.error().kind_known);
+    }
+    EXPECT_EQ(failures.size(), 0) << "a broken testee must answer FAILED without more failures: "
+                                  << (failures.size() ? failures.GetTestPartResult(0).message() : "");
+  }
+
+  QueueRegion region_{QueueParams()};
+  DriverL3Adapter adapter_;
+};
+
+TEST_F(DriverErrors, ATesteeThatExitsFailsTheTestWithItsStatus) {
+  const std::string m = OpenFails("exits.py");
+  EXPECT_NE(m.find("DriverErrors.ATesteeThatExitsFailsTheTestWithItsStatus"), std::string::npos) << m;
+  EXPECT_NE(m.find("exited with status 3"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"op\":\"create\""), std::string::npos) << "the last request: " << m;
+  EXPECT_NE(m.find("exits.py: giving up on purpose"), std::string::npos) << "stderr tail: " << m;
+  ExpectDeadQuietly();
+}
+
+TEST_F(DriverErrors, ATesteeThatHangsIsKilledAtTheFrameBound) {
+  const std::string m = OpenFails("hangs.py");
+  EXPECT_NE(m.find("ATesteeThatHangsIsKilledAtTheFrameBound"), std::string::npos) << m;
+  EXPECT_NE(m.find("the testee hangs"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"op\":\"create\""), std::string::npos) << m;
+  EXPECT_NE(m.find("hangs.py: not answering"), std::string::npos) << m;
+  ExpectDeadQuietly();
+}
+
+TEST_F(DriverErrors, AnAnswerOutOfOrderFailsTheTest) {
+  const std::string m = OpenFails("out_of_order.py");
+  EXPECT_NE(m.find("AnAnswerOutOfOrderFailsTheTest"), std::string::npos) << m;
+  EXPECT_NE(m.find("out of order: id 2 where 1 was due"), std::string::npos) << m;
+  EXPECT_NE(m.find("answering id 2"), std::string::npos) << m;
+  ExpectDeadQuietly();
+}
+
+TEST_F(DriverErrors, GarbageInsteadOfAFrameFailsTheTest) {
+  const std::string m = OpenFails("garbage.sh");
+  EXPECT_NE(m.find("GarbageInsteadOfAFrameFailsTheTest"), std::string::npos) << m;
+  EXPECT_NE(m.find("not a valid frame"), std::string::npos) << m;
+  EXPECT_NE(m.find("exceeds 16 MiB"), std::string::npos) << m;
+  EXPECT_NE(m.find("garbage.sh: about to print text"), std::string::npos) << m;
+  ExpectDeadQuietly();
+}
+
+TEST_F(DriverErrors, AnotherProtocolVersionIsRefused) {
+  const std::string m = OpenFails("wrong_version.py");
+  EXPECT_NE(m.find("AnotherProtocolVersionIsRefused"), std::string::npos) << m;
+  EXPECT_NE(m.find("speaks protocol version 2; this harness speaks version 1 only"),
+            std::string::npos) << m;
+  ExpectDeadQuietly();
+}
+
+TEST_F(DriverErrors, AMissingTesteeIsAClearError) {
+  const std::string m = OpenFails("no_such_testee");
+  EXPECT_NE(m.find("SPSQ_TESTEE: no executable conformance/driver/testdata/no_such_testee"),
+            std::string::npos) << m;
+  ExpectDeadQuietly();
+}
+
+TEST_F(DriverErrors, ABadFrameBoundIsAClearError) {
+  setenv("SPSQ_TESTEE_FRAME_TIMEOUT_S", "soon", 1);
+  setenv("SPSQ_TESTEE", "conformance/driver/testdata/exits.py", 1);
+  ::testing::TestPartResultArray failures;
+  {
+    ::testing::ScopedFakeTestPartResultReporter capture(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    const auto s = region_.scalars();
+    EXPECT_FALSE(adapter_.open(s.data(), s.size(), region_.view(), &VirtualClock::now_ns));
+  }
+  ASSERT_EQ(failures.size(), 1);
+  EXPECT_NE(std::string(failures.GetTestPartResult(0).message())
+                .find("SPSQ_TESTEE_FRAME_TIMEOUT_S=soon: want a whole number of seconds"),
+            std::string::npos) << failures.GetTestPartResult(0).message();
+}
+
+}  // namespace
+}  // namespace spsq_conf

@@ -1,0 +1,479 @@
+// The C++ testee library of the driver protocol (testee/PROTOCOL.md): a queue
+// in this process, certified by a harness in another. serve() sends the
+// hello and answers requests by calling a user-supplied spsq_testee::Queue;
+// View is a RegionView (the wire contract's) whose every call, and now_ns()
+// every clock read, is one callback to the harness. So a C++ L3 templated on
+// a RegionView runs over View unmodified:
+//
+//   class MyQueue : public spsq_testee::Queue { ... acme::L3<spsq_testee::View> q_; };
+//   int main() { MyQueue q; return spsq_testee::serve({"acme L3 2.0"}, q); }
+//
+// A harness that breaks the protocol (a bad reply, end of input inside a
+// request) ends the process with status 2 and the reason on stderr. Not
+// thread safe: one request at a time, as the protocol has it.
+#ifndef SPSQ_TESTEE_CPP_SPSQ_TESTEE_H_
+#define SPSQ_TESTEE_CPP_SPSQ_TESTEE_H_
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "testee/cpp/spsq_testee_frame.h"
+#include "testee/cpp/spsq_testee_json.h"
+
+namespace spsq_testee {
+
+enum class Outcome { kOk, kNoProgress, kTimedOut, kRejected, kFailed, kUnsupported };
+
+inline const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kNoProgress: return "no_progress";
+    case Outcome::kTimedOut: return "timed_out";
+    case Outcome::kRejected: return "rejected";
+    case Outcome::kFailed: return "failed";
+    case Outcome::kUnsupported: return "unsupported";
+  }
+  return "failed";
+}
+
+// The process's channel to the harness: stdin and stdout, and the bytes the
+// view lent out during the current request.
+class Channel {
+ public:
+  static Channel& get() {
+    static Channel c;
+    return c;
+  }
+  void use_fds(int in, int out) { in_ = in, out_ = out; }
+  int in() const { return in_; }
+
+  void send(const Json& frame) {
+    if (!write_frame(out_, frame.dump())) die("cannot write a frame to the harness");
+  }
+  // One callback and its reply (the reply's "reply" names the call).
+  Json callback(const Json& call) {
+    send(call);
+    std::string body, error;
+    if (read_frame(in_, &body, &error) != 0) die("no reply to a callback: " + error);
+    Json reply;
+    if (!Json::parse(body, &reply, &error) || !reply.is_object()) die("bad reply: " + error);
+    const Json* name = reply.find("reply");
+    if (name == nullptr || !name->is_string() ||
+        name->as_string() != call.find("call")->as_string()) {
+      die("a reply that does not answer \"" + call.find("call")->as_string() + "\": " + body);
+    }
+    return reply;
+  }
+  // Borrowed spans stay valid until the next request.
+  std::vector<uint8_t>& lend() { return lent_.emplace_back(); }
+  void end_request() { lent_.clear(); }
+
+  [[noreturn]] static void die(const std::string& why) {
+    std::fprintf(stderr, "spsq_testee: %s\n", why.c_str());
+    std::exit(2);
+  }
+
+ private:
+  int in_ = 0, out_ = 1;
+  std::deque<std::vector<uint8_t>> lent_;
+};
+
+// The harness's virtual clock (MonotonicClock::now_ns).
+inline uint64_t now_ns() {
+  Json c = Json::object();
+  c.set("call", Json::str("now"));
+  uint64_t t = 0;
+  const Json* v = Channel::get().callback(c).find("now_ns");
+  if (v == nullptr || !v->get_u64(&t)) Channel::die("a \"now\" reply without an integer now_ns");
+  return t;
+}
+
+// What span() returns: converts to the implementation's {base, logical_bytes}.
+struct Span {
+  uint64_t base = 0;
+  uint64_t logical_bytes = 0;
+  template <class T, class = decltype(std::declval<T&>().base = 0),
+            class = decltype(std::declval<T&>().logical_bytes = 0)>
+  operator T() const {  // NOLINT: implicit by design
+    T t{};
+    t.base = base;
+    t.logical_bytes = logical_bytes;
+    return t;
+  }
+};
+
+struct ViewError {
+  char message[256] = {};
+};
+
+// A RegionView over callbacks. The spans are the binding's (the harness's
+// addresses, never dereferenced here). Every call is asked of the harness,
+// whose view decides what a failure means and whether it stays (its fault
+// plan may fail one call only): failed() and error() say how the latest
+// call ended. Copies share that state.
+class View {
+ public:
+  View() = default;
+  View(Span payload, Span counter) : s_(std::make_shared<State>()) {
+    s_->payload = payload;
+    s_->counter = counter;
+  }
+  bool failed() const { return s_ == nullptr || s_->failed; }
+  const ViewError& error() const { return s_->error; }
+
+  class Payload {
+   public:
+    explicit Payload(View* v) : v_(v) {}
+    Span span() const { return v_->s_->payload; }
+    // Reads through the harness into a buffer lent until the next request.
+    template <class Out>
+    bool read(uint64_t offset, uint64_t nbytes, Out& out) {
+      Json c = call("payload_read", offset);
+      c.set("nbytes", Json::u64(nbytes));
+      Json r;
+      if (!v_->exchange(c, &r)) return false;
+      const Json* data = r.find("data");
+      std::vector<uint8_t>& bytes = Channel::get().lend();
+      if (data == nullptr || !data->is_string() || !from_hex(data->as_string(), &bytes) ||
+          bytes.size() != nbytes) {
+        Channel::die("a payload_read reply without " + std::to_string(nbytes) + " bytes of hex");
+      }
+      bytes.push_back(0);  // never an empty vector: the address is never null
+      using Addr = std::remove_reference_t<decltype(out.local_addr)>;
+      out.local_addr = reinterpret_cast<Addr>(bytes.data());  // an integer or a pointer
+      out.nbytes = nbytes;
+      return true;
+    }
+    bool write(uint64_t offset, const void* src, uint64_t nbytes) {
+      if (src == nullptr && nbytes != 0) return v_->fail("payload write from a null source");
+      Json c = call("payload_write", offset);
+      c.set("data", Json::str(to_hex(src, static_cast<size_t>(nbytes))));
+      Json r;
+      return v_->exchange(c, &r);
+    }
+
+   private:
+    static Json call(const char* name, uint64_t offset) {
+      Json c = Json::object();
+      c.set("call", Json::str(name)).set("offset", Json::u64(offset));
+      return c;
+    }
+    View* v_;
+  };
+
+  class Counter {
+   public:
+    explicit Counter(View* v) : v_(v) {}
+    Span span() const { return v_->s_->counter; }
+    template <class Op>
+    bool notify(uint64_t offset, int32_t value, Op op) {
+      Json c = call("counter_notify", offset);
+      c.set("value", Json::i64(value)).set("notify_op", Json::u64(static_cast<uint32_t>(op)));
+      Json r;
+      return v_->exchange(c, &r);
+    }
+    template <class Cmp, class Sample>
+    bool test(uint64_t offset, int32_t cmp_value, Cmp cmp, Sample& sample) {
+      Json c = compare("counter_test", offset, cmp_value, static_cast<uint32_t>(cmp));
+      Json r;
+      if (!v_->exchange(c, &r)) return false;
+      sample.matched = flag(r, "matched");
+      sample.observed = observed(r);
+      return true;
+    }
+    template <class Cmp>
+    bool wait(uint64_t offset, int32_t cmp_value, Cmp cmp, uint64_t timeout_ns,
+              int32_t& out) {
+      Json c = compare("counter_wait", offset, cmp_value, static_cast<uint32_t>(cmp));
+      c.set("timeout_ns", Json::u64(timeout_ns));
+      Json r;
+      if (!v_->exchange(c, &r)) return false;
+      out = observed(r);
+      return flag(r, "held");
+    }
+
+   private:
+    static Json call(const char* name, uint64_t offset) {
+      Json c = Json::object();
+      c.set("call", Json::str(name)).set("offset", Json::u64(offset));
+      return c;
+    }
+    static Json compare(const char* name, uint64_t offset, int32_t value, uint32_t cmp) {
+      Json c = call(name, offset);
+      c.set("cmp_value", Json::i64(value)).set("cmp", Json::u64(cmp));
+      return c;
+    }
+    static bool flag(const Json& r, const char* key) {
+      const Json* v = r.find(key);
+      if (v == nullptr || !v->is_bool()) Channel::die(std::string("a reply without \"") + key + "\"");
+      return v->as_bool();
+    }
+    static int32_t observed(const Json& r) {
+      int32_t v = 0;
+      const Json* o = r.find("observed");
+      if (o == nullptr || !o->get_i32(&v)) Channel::die("a reply without an int32 \"observed\"");
+      return v;
+    }
+    View* v_;
+  };
+
+  Payload payload() { return Payload(this); }
+  Counter counter() { return Counter(this); }
+
+ private:
+  struct State {
+    Span payload, counter;
+    bool failed = false;
+    ViewError error;
+  };
+  bool fail(const std::string& why) {
+    std::snprintf(s_->error.message, sizeof(s_->error.message), "%s", why.c_str());
+    s_->failed = true;
+    return false;
+  }
+  bool exchange(const Json& call, Json* reply) {
+    *reply = Channel::get().callback(call);
+    const Json* ok = reply->find("ok");
+    if (ok == nullptr || !ok->is_bool()) Channel::die("a reply without a boolean \"ok\"");
+    s_->failed = false;
+    if (ok->as_bool()) return true;
+    const Json* e = reply->find("error");
+    return fail(e != nullptr && e->is_string() ? e->as_string() : "the harness view failed");
+  }
+  std::shared_ptr<State> s_;
+};
+
+// An output message as the protocol carries it; `token` is the queue's own.
+struct Message {
+  uint64_t seq = 0, opcode = 0, payload_offset = 0, payload_nbytes = 0;
+  Json token;
+};
+
+// The terminal error; null fields: the queue cannot tell.
+struct Error {
+  Json kind, op, session_instance_id_bits, transaction_id;
+  std::string text;
+};
+
+// What a testee implements: the spec's L3 operations (the adapter's view of
+// them, conformance/l3/l3_adapter.h, in protocol terms).
+class Queue {
+ public:
+  virtual ~Queue() = default;
+  // Binds onto the region the ten scalars describe, through `view`.
+  virtual Outcome create(const std::array<uint64_t, 10>& scalars, bool region, View view) = 0;
+  virtual Outcome try_enqueue(const void* data, uint64_t nbytes) = 0;
+  virtual Outcome enqueue(const void* data, uint64_t nbytes, uint64_t timeout_ns) = 0;
+  virtual Outcome try_request_stop() = 0;
+  virtual Outcome request_stop(uint64_t timeout_ns) = 0;
+  virtual Outcome try_peek(Message* m) = 0;
+  virtual Outcome peek(uint64_t timeout_ns, Message* m) = 0;
+  virtual Outcome read_into(const Message& m, void* buffer, uint64_t capacity) = 0;
+  virtual Outcome release(const Message& m) = 0;
+  virtual Outcome try_dequeue_into(void* buffer, uint64_t capacity, Message* m) = 0;
+  virtual Outcome dequeue_into(void* buffer, uint64_t capacity, uint64_t timeout_ns,
+                               Message* m) = 0;
+  virtual void free() = 0;
+  virtual bool live() = 0;
+  virtual Error error() = 0;
+  virtual Json layout() = 0;  // the 15 SpscQueueLayout fields by name
+  virtual std::array<uint64_t, 10> chip_task_arg_scalars() = 0;
+  virtual Outcome region_released(bool* released) {
+    (void)released;
+    return Outcome::kUnsupported;
+  }
+};
+
+struct Hello {
+  std::string name;
+  std::string language = "c++";
+  std::string surface = "cpp";
+};
+
+namespace detail {
+
+[[noreturn]] inline void bad_request(const Json& r, const std::string& what) {
+  Channel::die("bad request (" + what + "): " + r.dump());
+}
+inline uint64_t u64(const Json& r, const char* key) {
+  uint64_t v = 0;
+  const Json* j = r.find(key);
+  if (j == nullptr || !j->get_u64(&v)) bad_request(r, std::string("no integer \"") + key + "\"");
+  return v;
+}
+inline bool flag(const Json& r, const char* key) {
+  const Json* j = r.find(key);
+  if (j == nullptr || !j->is_bool()) bad_request(r, std::string("no boolean \"") + key + "\"");
+  return j->as_bool();
+}
+inline Json message_json(const Message& m) {
+  Json j = Json::object();
+  j.set("seq", Json::u64(m.seq)).set("opcode", Json::u64(m.opcode));
+  j.set("payload_offset", Json::u64(m.payload_offset));
+  j.set("payload_nbytes", Json::u64(m.payload_nbytes)).set("token", m.token);
+  return j;
+}
+inline Message message_of(const Json& r) {
+  const Json* j = r.find("message");
+  if (j == nullptr || !j->is_object()) bad_request(r, "no \"message\" object");
+  Message m;
+  m.seq = u64(*j, "seq");
+  m.opcode = u64(*j, "opcode");
+  m.payload_offset = u64(*j, "payload_offset");
+  m.payload_nbytes = u64(*j, "payload_nbytes");
+  if (const Json* t = j->find("token")) m.token = *t;
+  return m;
+}
+// A buffer the size the harness's is (bounded by what one frame carries).
+inline bool buffer_for(const Json& r, std::vector<uint8_t>* buf, uint64_t* capacity) {
+  *capacity = u64(r, "capacity");
+  if (*capacity > (kMaxFrameBytes - 4096) / 2) return false;
+  buf->assign(static_cast<size_t>(*capacity) + 1, 0);  // never empty: a non-null pointer
+  return true;
+}
+
+// One request: its answer (callbacks go out while the queue works).
+inline Json handle(Queue& q, const Json& r, const std::string& op, bool* quit) {
+  Json a = Json::object();
+  Outcome o = Outcome::kOk;
+  std::vector<uint8_t> buf;
+  uint64_t capacity = 0;
+  Message m;
+  // The input's bytes. The harness sends none beyond the input arena (such a
+  // message must be refused by its size): the rest reads as zeros, up to
+  // what one frame could have carried.
+  auto input = [&](std::vector<uint8_t>* data, uint64_t nbytes) -> const void* {
+    const Json* d = r.find("data");
+    if (d == nullptr || d->is_null()) return nullptr;
+    if (!d->is_string() || !from_hex(d->as_string(), data)) bad_request(r, "\"data\" is no hex");
+    const uint64_t want = nbytes < kMaxFrameBytes ? nbytes : kMaxFrameBytes;
+    if (data->size() < want) data->resize(static_cast<size_t>(want));
+    data->push_back(0);  // a zero-byte buffer is still a buffer
+    return data->data();
+  };
+  auto with_message = [&](Outcome out) {
+    if (out == Outcome::kOk) a.set("message", message_json(m));
+    return out;
+  };
+  auto with_data = [&](Outcome out, uint64_t nbytes) {
+    if (out == Outcome::kOk) {
+      a.set("data", Json::str(to_hex(buf.data(), nbytes < capacity ? nbytes : capacity)));
+    }
+    return out;
+  };
+  if (op == "create") {
+    const Json* s = r.find("scalars");
+    std::array<uint64_t, 10> scalars{};
+    if (s == nullptr || !s->is_array() || s->items().size() != 10) {
+      bad_request(r, "\"scalars\" is not 10 integers");
+    }
+    for (size_t i = 0; i < 10; ++i) {
+      if (!s->items()[i].get_u64(&scalars[i])) bad_request(r, "a scalar is no uint64");
+    }
+    View view(Span{scalars[3], scalars[4]}, Span{scalars[5], scalars[6]});
+    o = q.create(scalars, flag(r, "region"), view);
+  } else if (op == "try_enqueue" || op == "enqueue") {
+    std::vector<uint8_t> data;
+    const uint64_t n = u64(r, "nbytes");
+    const void* p = input(&data, n);
+    o = op == "enqueue" ? q.enqueue(p, n, u64(r, "timeout_ns")) : q.try_enqueue(p, n);
+  } else if (op == "try_request_stop") {
+    o = q.try_request_stop();
+  } else if (op == "request_stop") {
+    o = q.request_stop(u64(r, "timeout_ns"));
+  } else if (op == "try_peek") {
+    o = with_message(q.try_peek(&m));
+  } else if (op == "peek") {
+    o = with_message(q.peek(u64(r, "timeout_ns"), &m));
+  } else if (op == "read_into" || op == "try_dequeue_into" || op == "dequeue_into") {
+    if (!buffer_for(r, &buf, &capacity)) {
+      o = Outcome::kUnsupported;
+      a.set("text", Json::str("a capacity larger than one frame carries"));
+    } else {
+      void* p = flag(r, "buffer") ? buf.data() : nullptr;
+      if (op == "read_into") {
+        m = message_of(r);
+        o = with_data(q.read_into(m, p, capacity), m.payload_nbytes);
+      } else {
+        o = op == "dequeue_into" ? q.dequeue_into(p, capacity, u64(r, "timeout_ns"), &m)
+                                 : q.try_dequeue_into(p, capacity, &m);
+        o = with_data(with_message(o), m.payload_nbytes);
+      }
+    }
+  } else if (op == "release") {
+    o = q.release(message_of(r));
+  } else if (op == "free") {
+    q.free();
+  } else if (op == "live") {
+    a.set("live", Json::boolean(q.live()));
+  } else if (op == "error") {
+    const Error e = q.error();
+    Json j = Json::object();
+    j.set("kind", e.kind).set("op", e.op);
+    j.set("session_instance_id_bits", e.session_instance_id_bits);
+    j.set("transaction_id", e.transaction_id).set("text", Json::str(e.text));
+    a.set("error", std::move(j));
+  } else if (op == "layout") {
+    a.set("layout", q.layout());
+  } else if (op == "chip_task_arg_scalars") {
+    Json s = Json::array();
+    for (uint64_t v : q.chip_task_arg_scalars()) s.push(Json::u64(v));
+    a.set("scalars", std::move(s));
+  } else if (op == "region_released") {
+    bool released = false;
+    o = q.region_released(&released);
+    if (o == Outcome::kOk) a.set("released", Json::boolean(released));
+  } else if (op == "quit") {
+    *quit = true;
+  } else {
+    o = Outcome::kUnsupported;
+    a.set("text", Json::str("unknown op \"" + op + "\""));
+  }
+  a.set("outcome", Json::str(outcome_name(o)));
+  return a;
+}
+
+}  // namespace detail
+
+// Sends the hello, then answers requests until "quit" or the end of input
+// (both: 0). A malformed request ends the process with status 2.
+inline int serve(const Hello& hello, Queue& queue, int in = 0, int out = 1) {
+  Channel& ch = Channel::get();
+  ch.use_fds(in, out);
+  Json h = Json::object();
+  h.set("hello", Json::str("spsq-testee")).set("version", Json::u64(kProtocolVersion));
+  h.set("name", Json::str(hello.name)).set("language", Json::str(hello.language));
+  h.set("surface", Json::str(hello.surface));
+  ch.send(h);
+  for (bool quit = false; !quit;) {
+    std::string body, error;
+    const int got = read_frame(ch.in(), &body, &error);
+    if (got == 1) return 0;
+    if (got < 0) Channel::die("reading a request: " + error);
+    Json r;
+    if (!Json::parse(body, &r, &error) || !r.is_object()) Channel::die("bad JSON: " + error);
+    const Json* op = r.find("op");
+    if (op == nullptr || !op->is_string()) detail::bad_request(r, "no string \"op\"");
+    const uint64_t id = detail::u64(r, "id");
+    Json answer = Json::object();
+    answer.set("id", Json::u64(id));
+    const Json result = detail::handle(queue, r, op->as_string(), &quit);
+    for (const auto& m : result.members()) answer.set(m.first, m.second);
+    ch.end_request();
+    ch.send(answer);
+  }
+  return 0;
+}
+
+}  // namespace spsq_testee
+
+#endif  // SPSQ_TESTEE_CPP_SPSQ_TESTEE_H_
