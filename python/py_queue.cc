@@ -155,6 +155,18 @@ void bind_message(py::module_& m) {
              return py::hash(py::make_tuple(p.m.seq, static_cast<uint64_t>(p.m.opcode), p.m.payload_offset,
                                             p.m.payload_nbytes, p.m.owner_cookie));
            })
+      // A message built by hand belongs to no queue (no owner): every queue
+      // refuses it, as it refuses a stale or foreign one.
+      .def(py::init([](py::handle seq, py::handle opcode, py::handle offset, py::handle nbytes) {
+             PyMessage out{};
+             out.m.seq = uint64_arg(seq, "Message", "seq");
+             out.m.opcode = static_cast<SpscQueueOpcode>(uint64_arg(opcode, "Message", "opcode"));
+             out.m.payload_offset = uint64_arg(offset, "Message", "payload_offset");
+             out.m.payload_nbytes = uint64_arg(nbytes, "Message", "payload_nbytes");
+             return out;
+           }),
+           py::kw_only(), py::arg("seq"), py::arg("opcode"), py::arg("payload_offset"),
+           py::arg("payload_nbytes"))
       // copy.replace(): the same message with other public fields, as a
       // wrong handle is made (a stale seq, a changed size); the owner stays.
       .def("__replace__",

@@ -8,7 +8,8 @@ test_py=$2
 shift 2
 here=$(dirname "$0")
 export PYTHONPATH="$(dirname "$so"):$here"
-export PYTHONDONTWRITEBYTECODE=1
+# No bytecode beside the sources, unless the caller gave it a place of its own.
+if [ -z "${PYTHONPYCACHEPREFIX:-}" ]; then export PYTHONDONTWRITEBYTECODE=1; fi
 # A sanitizer build of the extension needs its runtime loaded before the
 # (uninstrumented) interpreter starts. CPython's own allocations are not ours
 # to leak-check. (grep reads all of nm's output: with -q, nm could die of

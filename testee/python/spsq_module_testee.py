@@ -10,6 +10,9 @@ class SpsqModule(spsq_testee.Adapter):
     def create(self, region, scalars, project_region):
         return spsq.bind_worker_chip_queue(region, scalars, project_region=project_region)
 
+    def new_message(self, fields):
+        return spsq.Message(**fields)
+
 
 if __name__ == "__main__":
     spsq_testee.serve(SpsqModule(), name="spsq-harness Python module (//python:spsq.so)")

@@ -6,5 +6,7 @@
 set -eu
 root=$(dirname "$0")/../..
 if [ -d "$0.runfiles/spsq_harness" ]; then root="$0.runfiles/spsq_harness"; fi
+# One process per queue: bytecode compiled once per test run, outside the tree.
+export PYTHONPYCACHEPREFIX="${TEST_TMPDIR:-${TMPDIR:-/tmp}}/spsq_testee_pycache"
 exec "$root/python/run_py_test.sh" "$root/python/spsq.so" \
   "$root/testee/python/spsq_module_testee.py" "$@"

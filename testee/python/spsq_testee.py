@@ -18,8 +18,6 @@ Adapter's other methods are the hooks where an implementation differs from
 the spec's Python names (timeouts, handles, errors).
 """
 
-import copy
-import dataclasses
 import json
 import os
 import struct
@@ -286,6 +284,9 @@ class Adapter:
 
     def forge(self, real, fields):
         """A message like `real` whose public fields are `fields`."""
+        # Imported here: a testee starts once per queue, and these cost.
+        import copy
+        import dataclasses
         if dataclasses.is_dataclass(real):
             return dataclasses.replace(real, **fields)
         if hasattr(real, "_replace"):
@@ -296,6 +297,12 @@ class Adapter:
         for k, v in fields.items():
             object.__setattr__(m, k, v)
         return m
+
+    def new_message(self, fields):
+        """A handle with these public fields when the queue handed out none
+        (a release with nothing peeked): the queue's message type, built by
+        hand."""
+        raise Unsupported("no message of this queue to build a handle from")
 
     def live(self, queue):
         v = _member(queue, "live")
@@ -433,7 +440,7 @@ class Server:
         real = self.messages.get(m.get("token"))
         if real is None:
             if not self.messages:
-                raise Unsupported("a handle no message of this queue can stand for")
+                return self.adapter.new_message(fields)
             real = next(reversed(self.messages.values()))
         if all(int(getattr(real, k)) == v for k, v in fields.items()):
             return real
