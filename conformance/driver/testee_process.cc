@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +38,11 @@ bool executable(const std::string& path) {
 }
 
 }  // namespace
+
+TesteeProcess::~TesteeProcess() {
+  kill_group();
+  if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());
+}
 
 bool TesteeProcess::start(const std::vector<std::string>& argv, std::string* error) {
   // A testee that died leaves its stdin a broken pipe: the write must fail
@@ -74,6 +80,9 @@ bool TesteeProcess::start(const std::vector<std::string>& argv, std::string* err
   if (pid == 0) {
     // A group of its own, so a kill on expiry reaches whatever it started.
     ::setpgid(0, 0);
+    // Its stderr is a file the harness reads: bounded like everything else.
+    const rlimit fsize{kStderrBytes, kStderrBytes};
+    ::setrlimit(RLIMIT_FSIZE, &fsize);
     ::dup2(in_pipe[0], 0);
     ::dup2(out_pipe[1], 1);
     ::dup2(err_fd, 2);

@@ -17,10 +17,12 @@ namespace spsq_conf {
 
 class TesteeProcess {
  public:
+  static constexpr uint64_t kStderrBytes = 64u << 20;
+
   TesteeProcess() = default;
   TesteeProcess(const TesteeProcess&) = delete;
   TesteeProcess& operator=(const TesteeProcess&) = delete;
-  ~TesteeProcess() { kill_group(); }
+  ~TesteeProcess();
 
   // Starts argv (argv[0] a path). False with *error when it cannot start.
   bool start(const std::vector<std::string>& argv, std::string* error);
@@ -38,7 +40,8 @@ class TesteeProcess {
   // SIGKILL to the whole group, then reap. Idempotent.
   void kill_group();
 
-  // The last `bytes` of what the testee wrote to stderr.
+  // The last `bytes` of what the testee wrote to stderr (a file of at most
+  // kStderrBytes: a testee that writes more is killed by SIGXFSZ).
   std::string stderr_tail(size_t bytes = 2048) const;
 
  private:

@@ -3,11 +3,11 @@
 // includes core/l3 headers); the suite itself never does.
 #include <chrono>
 #include <cstring>
-#include <limits>
 #include <memory>
 
 #include "common/spsq_binding.h"
 #include "conformance/l3/l3_adapter.h"
+#include "l3/unsigned_timeout.h"
 #include "l3/worker_chip_queue.h"
 #include "region/region_instance.h"
 
@@ -26,10 +26,6 @@ L3Status map(WorkerChipQueueStatus s) {
     case WorkerChipQueueStatus::FAILED: return L3Status::kFailed;
   }
   return L3Status::kFailed;
-}
-
-std::chrono::nanoseconds ns(uint64_t t) {
-  return std::chrono::nanoseconds(static_cast<std::chrono::nanoseconds::rep>(t));
 }
 
 class ReferenceL3Adapter : public L3Adapter {
@@ -144,29 +140,12 @@ class ReferenceL3Adapter : public L3Adapter {
     return true;
   }
 
-  // The queue takes std::chrono::nanoseconds, a signed count; the suite's
-  // timeouts are unsigned. One past its range (2^63 ns and more) is waited
-  // in consecutive calls, each ending at its own deadline, so the whole ends
-  // at start + timeout (saturated at 2^64 - 1) as one wait would. A call
-  // that did not time out (progress, a refusal, a remote abort), or timed
-  // out before its own deadline (the suite then sees the early expiry, and
-  // a defective queue cannot keep the loop going), ends it.
+  // The queue takes signed nanoseconds, the suite unsigned ones.
   template <class Call>
   L3Status waiting(uint64_t timeout_ns, Call call) {
-    constexpr uint64_t kLongest = std::numeric_limits<std::chrono::nanoseconds::rep>::max();
-    if (timeout_ns <= kLongest) return map(call(ns(timeout_ns)));
-    constexpr uint64_t kEnd = ~uint64_t{0};
-    const auto until = [](uint64_t from, uint64_t t) { return t > kEnd - from ? kEnd : from + t; };
-    const uint64_t deadline = until(now_ns_(), timeout_ns);
-    for (;;) {
-      const uint64_t now = now_ns_();
-      // At the end of time the deadline is now: 1 ns, which expires at once.
-      const uint64_t left = deadline - now;
-      const uint64_t chunk = left == 0 ? 1 : left < kLongest ? left : kLongest;
-      const L3Status s = map(call(ns(chunk)));
-      const uint64_t after = now_ns_();
-      if (s != L3Status::kTimedOut || after >= deadline || after < until(now, chunk)) return s;
-    }
+    return map(spsc_queue::call_with_unsigned_timeout(
+        timeout_ns, now_ns_, call,
+        [](WorkerChipQueueStatus s) { return s == WorkerChipQueueStatus::TIMED_OUT; }));
   }
 
   static L3Message to_message(const spsc_queue::WorkerChipMessage& h) {

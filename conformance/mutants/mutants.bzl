@@ -211,6 +211,7 @@ def spsq_l3_mutant(name, expect_fail, sections, diff = None, engine_diff = None,
         deps = [
             ":" + name + "_impl",
             "//conformance/l3:l3_headers",
+            "//core/l3:unsigned_timeout",
             wire,
         ],
         testonly = True,

@@ -226,6 +226,15 @@ class PlacementTest(unittest.TestCase):
         self.assertEqual(C.misplaced_tokens(self.CLAUSES, tokens),
                          [("S1.Q.1", "conformance/l2/a_test.cc", "L2")])
 
+    def test_the_l3_suite_may_judge_an_l3_python_clause_for_a_testee(self):
+        # A queue in a testee may speak the Python surface: the L3 suite
+        # judges its Python L3 clauses then; never an L2 suite.
+        self.assertEqual(C.misplaced_tokens(self.CLAUSES, {
+            "S1.P.1": ["conformance/l3/s3_test.cc"]}), [])
+        self.assertEqual(C.misplaced_tokens(self.CLAUSES, {
+            "S1.P.1": ["conformance/l2/s3_test.cc"]}),
+            [("S1.P.1", "conformance/l2/s3_test.cc", "L2")])
+
     def test_api_suites_may_walk_clauses_another_certification_judges(self):
         # A Python test naming an L3 clause the L3 suite judges is placed;
         # naming one that no certification judges is not.

@@ -157,7 +157,7 @@ class VerdictsTest(unittest.TestCase):
         self.assertEqual(V.clauses_by_test(py, python=True), {"T.test_a": ["S3.A.1"]})
 
 
-def verdicts_of(xml_body, clauses):
+def verdicts_of(xml_body, clauses, role="L2"):
     """Verdicts of one synthetic GoogleTest XML document's testcases."""
     fd, path = tempfile.mkstemp(suffix=".xml")
     with os.fdopen(fd, "w") as f:
@@ -165,7 +165,7 @@ def verdicts_of(xml_body, clauses):
                 '</testsuite></testsuites>' % xml_body)
     cases = V.parse_gtest_xml(path, "mi1:s")
     os.unlink(path)
-    return cases, {v.clause["id"]: v for v in V.compute_verdicts(clauses, cases, "L2")}
+    return cases, {v.clause["id"]: v for v in V.compute_verdicts(clauses, cases, role)}
 
 
 def case(name, clauses="", body="", result="completed", extra=""):
@@ -205,6 +205,27 @@ class VerdictHolesTest(unittest.TestCase):
             [clause("S3.A.1")])
         self.assertEqual(v["S3.A.1"].verdict, V.UNTESTED)
         self.assertIn("1 not applicable: adapter", v["S3.A.1"].detail)
+
+    def test_a_python_surface_clause_is_judged_where_a_testee_ran_its_test(self):
+        py = [clause("S3.PY.1", role="L3", surface="python")]
+        _, ran = verdicts_of(case("Ran", "S3.PY.1"), py, role="L3")
+        self.assertEqual(ran["S3.PY.1"].verdict, V.PASS)
+        _, failed = verdicts_of(case("Fails", "S3.PY.1", '<failure message="m">x</failure>'),
+                                py, role="L3")
+        self.assertEqual(failed["S3.PY.1"].verdict, V.FAIL)
+        _, cpp = verdicts_of(case("Cpp", "S3.PY.1", '<skipped message="not applicable: the '
+                                  'C++ L3 API"/>', "skipped"), py, role="L3")
+        self.assertEqual(cpp["S3.PY.1"].verdict, V.NOT_APPLICABLE)
+        self.assertIn("judged by the Python certification", cpp["S3.PY.1"].detail)
+        _, l2 = verdicts_of(case("Ran", "S3.PY.1"), py, role="L2")
+        self.assertEqual(l2["S3.PY.1"].verdict, V.NOT_APPLICABLE)
+
+    def test_a_kind_the_testee_cannot_report_is_untested_not_fail(self):
+        # The suite skips a test on a kind check the testee answered null.
+        _, v = verdicts_of(case("Kind", "S3.A.1", '<skipped message="the testee does not '
+                                'report error kinds"/>', "skipped"), [clause("S3.A.1")])
+        self.assertEqual(v["S3.A.1"].verdict, V.UNTESTED)
+        self.assertIn("the testee does not report error kinds", v["S3.A.1"].detail)
 
     def test_failures_before_a_skip_count(self):
         cases, v = verdicts_of(case(

@@ -107,7 +107,7 @@ def _l3_adapter(name, queue, engine):
     native.cc_library(
         name = name + "_adapter",
         srcs = ["//conformance/l3:reference_l3_adapter.cc"],
-        deps = [queue, "//conformance/l3:l3_headers", engine],
+        deps = [queue, "//conformance/l3:l3_headers", "//core/l3:unsigned_timeout", engine],
         testonly = True,
     )
 
