@@ -486,7 +486,7 @@ py::object bind_over_region(py::object region, py::handle scalars, bool project_
   raise_pending_python_error();
   if (!q->live()) raise_call_error(q->error());
   auto box = std::make_shared<QueueBox>();
-  box->queue.reset(new QueueBackendOf<PyObjectView>(std::move(q)));
+  box->queue.reset(new QueueBackendOf<PyObjectView>(std::move(q), &python_monotonic_ns));
   box->region_object = std::move(region);
   return py::cast(PyQueue{std::move(box)});
 }
@@ -509,9 +509,9 @@ void bind_queue(py::module_& m) {
         "does when the binding is refused.");
 }
 
-py::object wrap_queue(std::unique_ptr<spsc_queue::WorkerChipQueue> queue) {
+py::object wrap_queue(std::unique_ptr<spsc_queue::WorkerChipQueue> queue, uint64_t (*now_ns)()) {
   auto box = std::make_shared<QueueBox>();
-  box->queue.reset(new QueueBackendOf<RegionInstanceView>(std::move(queue)));
+  box->queue.reset(new QueueBackendOf<RegionInstanceView>(std::move(queue), now_ns));
   return py::cast(PyQueue{std::move(box)});
 }
 

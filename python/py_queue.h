@@ -31,7 +31,9 @@ struct QueueBox {
 void bind_queue(pybind11::module_& m);
 
 // The Python object for a queue the orchestrator created.
-pybind11::object wrap_queue(std::unique_ptr<spsc_queue::WorkerChipQueue> queue);
+// `now_ns` is the clock it was created with.
+pybind11::object wrap_queue(std::unique_ptr<spsc_queue::WorkerChipQueue> queue,
+                            uint64_t (*now_ns)());
 
 // Number of threads inside a blocking queue call right now (GIL released,
 // queue lock held). Lets a test see that a blocked call has let go of the GIL.

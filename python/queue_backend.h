@@ -14,6 +14,7 @@
 
 #include "common/spsq_error.h"
 #include "common/spsq_layout.h"
+#include "l3/unsigned_timeout.h"
 #include "l3/worker_chip_queue.h"
 
 namespace spsq_python {
@@ -22,7 +23,9 @@ class QueueBackend {
  public:
   using Status = spsc_queue::WorkerChipQueueStatus;
   using Message = spsc_queue::WorkerChipMessage;
-  using ns = std::chrono::nanoseconds;
+  // Blocking calls take unsigned nanoseconds (Python's timeouts reach
+  // 2^64 - 1 ns); the queue's signed range is waited in consecutive calls.
+  using ns = uint64_t;
 
   virtual ~QueueBackend() = default;
 
@@ -54,22 +57,32 @@ template <class View>
 class QueueBackendOf final : public QueueBackend {
  public:
   using Queue = spsc_queue::BasicWorkerChipQueue<View>;
-  explicit QueueBackendOf(std::unique_ptr<Queue> q) : q_(std::move(q)) {}
+  // `now_ns`: the clock the queue measures its timeouts with.
+  QueueBackendOf(std::unique_ptr<Queue> q, uint64_t (*now_ns)())
+      : q_(std::move(q)), now_ns_(now_ns) {}
 
-  Status enqueue(const void* d, uint64_t n, ns t) override { return q_->input().enqueue(d, n, t); }
+  Status enqueue(const void* d, uint64_t n, ns t) override {
+    return waiting(t, [&](std::chrono::nanoseconds c) { return q_->input().enqueue(d, n, c); });
+  }
   Status try_enqueue(const void* d, uint64_t n) override { return q_->input().try_enqueue(d, n); }
-  Status request_stop(ns t) override { return q_->request_stop(t); }
+  Status request_stop(ns t) override {
+    return waiting(t, [&](std::chrono::nanoseconds c) { return q_->request_stop(c); });
+  }
   Status try_request_stop() override { return q_->try_request_stop(); }
   bool stop_published() override { return q_->input().stop_published(); }
 
-  Status peek(ns t, Message* out) override { return q_->output().peek(t, out); }
+  Status peek(ns t, Message* out) override {
+    return waiting(t, [&](std::chrono::nanoseconds c) { return q_->output().peek(c, out); });
+  }
   Status try_peek(Message* out) override { return q_->output().try_peek(out); }
   Status read_into(const Message& m, void* b, uint64_t c) override {
     return q_->output().read_into(m, b, c);
   }
   Status release(const Message& m) override { return q_->output().release(m); }
-  Status dequeue_into(void* b, uint64_t c, ns t, Message* out) override {
-    return q_->output().dequeue_into(b, c, t, out);
+  Status dequeue_into(void* b, uint64_t cap, ns t, Message* out) override {
+    return waiting(t, [&](std::chrono::nanoseconds c) {
+      return q_->output().dequeue_into(b, cap, c, out);
+    });
   }
   Status try_dequeue_into(void* b, uint64_t c, Message* out) override {
     return q_->output().try_dequeue_into(b, c, out);
@@ -88,7 +101,14 @@ class QueueBackendOf final : public QueueBackend {
   spsq_runtime::WorkerChipOrchRegion& region() override { return q_->region(); }
 
  private:
+  template <class Call>
+  Status waiting(uint64_t timeout_ns, Call call) {
+    return spsc_queue::call_with_unsigned_timeout(
+        timeout_ns, now_ns_, call, [](Status s) { return s == Status::TIMED_OUT; });
+  }
+
   std::unique_ptr<Queue> q_;
+  uint64_t (*now_ns_)();
 };
 
 }  // namespace spsq_python

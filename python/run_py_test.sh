@@ -12,14 +12,14 @@ export PYTHONPATH="$(dirname "$so"):$here"
 if [ -z "${PYTHONPYCACHEPREFIX:-}" ]; then export PYTHONDONTWRITEBYTECODE=1; fi
 # A sanitizer build of the extension needs its runtime loaded before the
 # (uninstrumented) interpreter starts. CPython's own allocations are not ours
-# to leak-check. (grep reads all of nm's output: with -q, nm could die of
-# SIGPIPE and fail the pipeline under pipefail.)
-undefined=$(nm -D --undefined-only "$so")
-if grep '__asan_init' >/dev/null <<<"$undefined"; then
+# to leak-check. The runtime's entry point appears in the extension only when
+# it was built with it: grep finds it in a tenth of nm's time, which counts
+# where a testee starts a process per queue.
+if grep -q '__asan_init' "$so"; then
   LD_PRELOAD=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
   export LD_PRELOAD
   export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-elif grep '__tsan_init' >/dev/null <<<"$undefined"; then
+elif grep -q '__tsan_init' "$so"; then
   LD_PRELOAD=$(clang -print-file-name=libclang_rt.tsan-x86_64.so)
   export LD_PRELOAD
 fi
