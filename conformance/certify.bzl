@@ -809,7 +809,8 @@ def spsq_l3_certification(
         stages = L3_STAGES,
         testonly = False,
         env = {},
-        individual_tests = True):
+        individual_tests = True,
+        python_tests = None):
     """Certifies an L3 queue through an L3Adapter (see conformance/l3/l3_adapter.h).
 
     Every clause the L3 role judges (roles L3 and both) must PASS, or be an
@@ -855,6 +856,12 @@ def spsq_l3_certification(
       individual_tests: each section is also a cc_test of its own (False
         for mutants: their sections are meant to fail, only the report test
         judges them).
+      python_tests: for a Python queue, its own Python API tests run in the
+        same report: {"tests": [...], "module": ..., "runner": ..., "support":
+        [...]} as spsq_python_certification takes them. They judge the
+        Python surface's clauses (S1.PAYLOAD.1, S2.LAYOUT.4, ...) that the
+        protocol cannot carry (buffer types, attribute names), and more L3
+        clauses through the queue's own API.
 
     The suite is compiled once (//conformance/l3:<section>_suite, against the
     L3Adapter interface alone); a certification links it with its adapter.
@@ -935,6 +942,13 @@ def spsq_l3_certification(
         else:
             native.cc_binary(testonly = True, **kwargs)
         binaries.append((0, section, target))
+    python_data = []
+    if python_tests:
+        p = python_tests
+        binaries += _python_test_binaries(name, p["tests"], p["module"], p["runner"],
+                                          p.get("support", []), None, tags)
+        python_data = [f for f in p["tests"] + [p["module"], p["runner"]] + p.get("support", [])
+                       if f not in impl_files]
     _report_test(
         name = name,
         role = "L3",
@@ -947,7 +961,7 @@ def spsq_l3_certification(
         stage_args = stage_args + [
             _quoted("--stage-untested=" + u) for u in stage_untested],
         stage_not_run = stage_not_run,
-        extra_data = stage_data + testee_data,
+        extra_data = stage_data + testee_data + python_data,
         expect_fail = expect_fail,
         allow_untested = allow_untested,
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,
@@ -957,22 +971,11 @@ def spsq_l3_certification(
         env = env,
     )
 
-def spsq_python_certification(name, tests, module, runner, support, implementation,
-                               target_compatible_with = None, tags = [], size = "medium"):
-    """Judges the Python API clauses from Python test files.
-
-    Args:
-      name: the certification; also the name of the report test.
-      tests: the test files (each a unittest module whose main() writes
-        GoogleTest-style XML to $GTEST_OUTPUT).
-      module: the extension module the tests import.
-      runner: the script that runs one test file: `runner <module> <test.py> [args]`.
-      support: further files the tests load.
-      implementation: a human-readable identity.
-      target_compatible_with: where the module can be loaded.
-      tags: tags for every generated target.
-      size: size of the report test.
-    """
+def _python_test_binaries(name, tests, module, runner, support, target_compatible_with, tags):
+    """A runnable wrapper per Python test file, for a report test: each runs
+    `runner <module> <test.py>` from the runfiles root, taking GoogleTest's
+    --gtest_filter and --gtest_list_tests (spsq_testing.main). Returns the
+    report's binaries [(0, stem, wrapper)]."""
     binaries = []
     for test in tests:
         stem = test.split("/")[-1].split(":")[-1].replace(".py", "")
@@ -1002,10 +1005,29 @@ def spsq_python_certification(name, tests, module, runner, support, implementati
             target_compatible_with = target_compatible_with,
         )
         binaries.append((0, stem, wrapper))
+    return binaries
+
+def spsq_python_certification(name, tests, module, runner, support, implementation,
+                               target_compatible_with = None, tags = [], size = "medium"):
+    """Judges the Python API clauses from Python test files.
+
+    Args:
+      name: the certification; also the name of the report test.
+      tests: the test files (each a unittest module whose main() writes
+        GoogleTest-style XML to $GTEST_OUTPUT).
+      module: the extension module the tests import.
+      runner: the script that runs one test file: `runner <module> <test.py> [args]`.
+      support: further files the tests load.
+      implementation: a human-readable identity.
+      target_compatible_with: where the module can be loaded.
+      tags: tags for every generated target.
+      size: size of the report test.
+    """
     _report_test(
         name = name,
         role = "python",
-        binaries = binaries,
+        binaries = _python_test_binaries(name, tests, module, runner, support,
+                                         target_compatible_with, tags),
         endpoint_template = "python",
         implementation = implementation,
         extra_data = tests + [module, runner] + support,
