@@ -250,6 +250,33 @@ class Ops(unittest.TestCase):
         self.assertEqual(real.seq, 5)
         self.assertEqual(answers[4]["outcome"], "no_progress")
 
+    def test_a_handle_nothing_was_peeked_for_is_built_by_the_hook(self):
+        m = {"seq": 1, "opcode": 1, "payload_offset": 0, "payload_nbytes": 0, "token": None}
+        answers, _ = serve([], req(1, "release", message=m))
+        self.assertEqual(answers[1]["outcome"], "unsupported")
+
+        class Built(FakeAdapter):
+            def new_message(self, fields):
+                return Message(owner=None, **fields)
+        data = frame({"id": 0, "op": "create", "scalars": SCALARS, "region": False})
+        data += frame(req(1, "release", message=m))
+        ch, w = channel(data)
+        adapter = Built([Poisoned("not ours", 4, 11)])
+        T.Server(adapter, ch).run()
+        answers = frames_of(w.getvalue())
+        self.assertEqual(answers[1]["poison"], {"kind": 4, "op": 11})
+        self.assertIsNone(adapter.queue.calls[0][1][0].owner)
+
+    def test_outcome_hook_decides(self):
+        class Live(FakeAdapter):
+            def outcome(self, exc):
+                return "rejected" if isinstance(exc, Poisoned) else super().outcome(exc)
+        data = frame({"id": 0, "op": "create", "scalars": SCALARS, "region": False})
+        data += frame(req(1, "try_peek"))
+        ch, w = channel(data)
+        T.Server(Live([Poisoned("read failed before any mutation", 6, 3)]), ch).run()
+        self.assertEqual(frames_of(w.getvalue())[1]["outcome"], "rejected")
+
     def test_blocking_calls_report_a_documented_timeout_return(self):
         answers, _ = serve([None, False], req(1, "peek", timeout_ns=5),
                            req(2, "enqueue", data=None, nbytes=0, timeout_ns=5))
