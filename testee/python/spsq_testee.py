@@ -61,7 +61,7 @@ class Channel:
     def __init__(self, rfile, wfile):
         self.rfile, self.wfile = rfile, wfile
 
-    def _read_exact(self, n, what):
+    def _read_exact(self, n):
         data = b""
         while len(data) < n:
             chunk = self.rfile.read(n - len(data))
@@ -72,7 +72,7 @@ class Channel:
 
     def read(self, eof_ok=False):
         """The next frame as a dict; None at a clean end of input if eof_ok."""
-        head = self._read_exact(4, "length")
+        head = self._read_exact(4)
         if not head and eof_ok:
             return None
         if len(head) < 4:
@@ -81,7 +81,7 @@ class Channel:
         (n,) = struct.unpack("<I", head)
         if not 1 <= n <= MAX_FRAME:
             raise HarnessLost("frame length %d outside 1..%d" % (n, MAX_FRAME))
-        body = self._read_exact(n, "body")
+        body = self._read_exact(n)
         if len(body) < n:
             raise HarnessLost("truncated frame: %d of %d bytes" % (len(body), n))
         try:
