@@ -3,7 +3,8 @@
 // order, one that writes garbage, one that speaks another version. Each
 // protocol failure must be exactly one test failure naming the test, the
 // last request and the testee's stderr; afterwards every call answers
-// FAILED at once, and nothing hangs.
+// FAILED at once, and nothing hangs. And one well-behaved testee on the
+// python surface that cannot tell error kinds.
 #include <cstdlib>
 #include <string>
 
@@ -107,6 +108,37 @@ TEST_F(DriverErrors, AMissingTesteeIsAClearError) {
   EXPECT_NE(m.find("SPSQ_TESTEE: no executable conformance/driver/testdata/no_such_testee"),
             std::string::npos) << m;
   ExpectDeadQuietly();
+}
+
+// A testee that follows the protocol: its surface reaches the suite, a kind
+// it reports as null is not known, an op it does not offer skips the test
+// with the reason (never a failure), and quit ends it without one.
+TEST(Driver, PassesOnTheSurfaceUnknownKindsAndUnsupportedOps) {
+  setenv("SPSQ_TESTEE", "conformance/driver/testdata/python_surface.py", 1);
+  setenv("SPSQ_TESTEE_FRAME_TIMEOUT_S", "20", 1);
+  VirtualClock::reset();
+  QueueRegion region{QueueParams()};
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter capture(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    DriverL3Adapter adapter;
+    const auto s = region.scalars();
+    ASSERT_TRUE(adapter.open(s.data(), s.size(), region.view(), &VirtualClock::now_ns));
+    EXPECT_STREQ(adapter.surface(), "python");
+    EXPECT_NE(std::string(adapter.name()).find("python surface"), std::string::npos);
+    EXPECT_TRUE(adapter.live());
+    const L3ErrorInfo e = adapter.error();
+    EXPECT_FALSE(e.kind_known);
+    EXPECT_EQ(e.message, "ValueError: timeout must be > 0");
+    EXPECT_EQ(adapter.try_enqueue(nullptr, 0), L3Status::kRejected);
+    EXPECT_FALSE(adapter.broken());
+  }
+  ASSERT_EQ(results.size(), 1) << "only the skip of the unsupported op";
+  EXPECT_TRUE(results.GetTestPartResult(0).skipped());
+  EXPECT_NE(std::string(results.GetTestPartResult(0).message())
+                .find("the testee does not offer \"try_enqueue\""),
+            std::string::npos) << results.GetTestPartResult(0).message();
 }
 
 TEST_F(DriverErrors, ABadFrameBoundIsAClearError) {
