@@ -790,12 +790,18 @@ _TESTEE_WRAP_WHY = ("a testee: the counter wrap is 2^32 + 2048 messages per dire
                     "a message, 8 days in all: bench/testee_round_trip); the in-process " +
                     "certification of the same queue judges it")
 
+_PYTHON_STAGE_WHY = ("a python-surface testee: the l3_stream and stress harnesses speak the C++ " +
+                     "L3 API (unsigned-nanosecond timeouts judged to the nanosecond, timeout 0 " +
+                     "an ambiguity of C++), not Python's float seconds; the suite judges the " +
+                     "queue by its surface")
+
 def spsq_l3_certification(
         name,
         adapter_deps = [],
         implementation = None,
         testee = None,
         testee_command = None,
+        testee_surface = "cpp",
         impl_files = [],
         extra_deps = [],
         sections = None,
@@ -809,7 +815,8 @@ def spsq_l3_certification(
         stages = L3_STAGES,
         testonly = False,
         env = {},
-        individual_tests = True):
+        individual_tests = True,
+        python_tests = None):
     """Certifies an L3 queue through an L3Adapter (see conformance/l3/l3_adapter.h).
 
     Every clause the L3 role judges (roles L3 and both) must PASS, or be an
@@ -828,6 +835,12 @@ def spsq_l3_certification(
       testee_command: the same for a testee built outside Bazel: its command
         line (the first word an absolute path, or one relative to the
         runfiles or the working directory).
+      testee_surface: the surface the testee's hello declares ("cpp" or
+        "python"; the driver fails a testee whose hello says otherwise). The
+        stream and stress stages speak the C++ L3 API (unsigned-nanosecond
+        timeouts judged to the nanosecond, timeout 0 an ambiguity of C++), so
+        for a "python" testee they are UNTESTED with that reason; the suite
+        judges it by its surface.
       impl_files: implementation files hashed into the package's build hash.
       extra_deps: further deps of the suite binaries.
       sections: suite sections, each built as its own cc_test
@@ -857,6 +870,12 @@ def spsq_l3_certification(
       individual_tests: each section is also a cc_test of its own (False
         for mutants: their sections are meant to fail, only the report test
         judges them).
+      python_tests: for a Python queue, its own Python API tests run in the
+        same report: {"tests": [...], "module": ..., "runner": ..., "support":
+        [...]} as spsq_python_certification takes them. They judge the
+        Python surface's clauses (S1.PAYLOAD.1, S2.LAYOUT.4, ...) that the
+        protocol cannot carry (buffer types, attribute names), and more L3
+        clauses through the queue's own API.
 
     The suite is compiled once (//conformance/l3:<section>_suite, against the
     L3Adapter interface alone); a certification links it with its adapter.
@@ -872,7 +891,16 @@ def spsq_l3_certification(
             fail("give one of adapter_deps, testee and testee_command")
         adapter_deps = ["//conformance/driver:driver_l3_adapter"]
         testee_data = [testee] if testee else []
-        env = dict(env, SPSQ_TESTEE = "$(rootpath %s)" % testee if testee else testee_command)
+        env = dict(env, SPSQ_TESTEE = "$(rootpath %s)" % testee if testee else testee_command,
+                   SPSQ_TESTEE_SURFACE = testee_surface)
+        if testee_surface not in ("cpp", "python"):
+            fail("testee_surface: \"cpp\" or \"python\", not %s" % testee_surface)
+        if testee_surface == "python":
+            # No stage binaries either, so tools/certify fuzzes and
+            # TSan-builds none.
+            stage_untested += ["%s=%s" % (s, _PYTHON_STAGE_WHY)
+                               for s in ("corpus:l3_stream", "fuzz:l3_stream", "stress:stress")]
+            stages = []
         if once_sections == None:
             once_sections = []
             stage_not_run = {"W.CTR.3": _TESTEE_WRAP_WHY}
@@ -880,17 +908,18 @@ def spsq_l3_certification(
             stage_untested.append("wrap:wrap=" + _TESTEE_WRAP_WHY)
     elif not adapter_deps:
         fail("adapter_deps: the adapter library (or testee / testee_command) is required")
-    spsq_l3_stream_harness(
-        name = name + "_stage_l3_stream",
-        adapter_deps = adapter_deps + extra_deps,
-        tags = tags + ["manual"],
-        testonly = True,
-    )
-    spsq_l3_stress_binaries(
-        name = name + "_stage_stress",
-        adapter_deps = adapter_deps + extra_deps,
-        tags = tags + ["manual"],
-    )
+    if testee_surface != "python" or not (testee or testee_command):
+        spsq_l3_stream_harness(
+            name = name + "_stage_l3_stream",
+            adapter_deps = adapter_deps + extra_deps,
+            tags = tags + ["manual"],
+            testonly = True,
+        )
+        spsq_l3_stress_binaries(
+            name = name + "_stage_stress",
+            adapter_deps = adapter_deps + extra_deps,
+            tags = tags + ["manual"],
+        )
     stage_args, stage_data = [], []
     if "corpus" in stages:
         stage_args.append("--corpus=l3_stream:$(rootpath :%s_stage_l3_stream):corpora/l3_stream" %
@@ -934,6 +963,13 @@ def spsq_l3_certification(
         else:
             native.cc_binary(testonly = True, **kwargs)
         binaries.append((0, section, target))
+    python_data = []
+    if python_tests:
+        p = python_tests
+        binaries += _python_test_binaries(name, p["tests"], p["module"], p["runner"],
+                                          p.get("support", []), None, tags)
+        python_data = [f for f in p["tests"] + [p["module"], p["runner"]] + p.get("support", [])
+                       if f not in impl_files]
     _report_test(
         name = name,
         role = "L3",
@@ -946,7 +982,7 @@ def spsq_l3_certification(
         stage_args = stage_args + [
             _quoted("--stage-untested=" + u) for u in stage_untested],
         stage_not_run = stage_not_run,
-        extra_data = stage_data + testee_data,
+        extra_data = stage_data + testee_data + python_data,
         expect_fail = expect_fail,
         allow_untested = allow_untested,
         allow_untested_sanitized = _SANITIZER_ALLOW_UNTESTED,
@@ -957,22 +993,11 @@ def spsq_l3_certification(
         env = env,
     )
 
-def spsq_python_certification(name, tests, module, runner, support, implementation,
-                               target_compatible_with = None, tags = [], size = "medium"):
-    """Judges the Python API clauses from Python test files.
-
-    Args:
-      name: the certification; also the name of the report test.
-      tests: the test files (each a unittest module whose main() writes
-        GoogleTest-style XML to $GTEST_OUTPUT).
-      module: the extension module the tests import.
-      runner: the script that runs one test file: `runner <module> <test.py> [args]`.
-      support: further files the tests load.
-      implementation: a human-readable identity.
-      target_compatible_with: where the module can be loaded.
-      tags: tags for every generated target.
-      size: size of the report test.
-    """
+def _python_test_binaries(name, tests, module, runner, support, target_compatible_with, tags):
+    """A runnable wrapper per Python test file, for a report test: each runs
+    `runner <module> <test.py>` from the runfiles root, taking GoogleTest's
+    --gtest_filter and --gtest_list_tests (spsq_testing.main). Returns the
+    report's binaries [(0, stem, wrapper)]."""
     binaries = []
     for test in tests:
         stem = test.split("/")[-1].split(":")[-1].replace(".py", "")
@@ -1002,10 +1027,29 @@ def spsq_python_certification(name, tests, module, runner, support, implementati
             target_compatible_with = target_compatible_with,
         )
         binaries.append((0, stem, wrapper))
+    return binaries
+
+def spsq_python_certification(name, tests, module, runner, support, implementation,
+                               target_compatible_with = None, tags = [], size = "medium"):
+    """Judges the Python API clauses from Python test files.
+
+    Args:
+      name: the certification; also the name of the report test.
+      tests: the test files (each a unittest module whose main() writes
+        GoogleTest-style XML to $GTEST_OUTPUT).
+      module: the extension module the tests import.
+      runner: the script that runs one test file: `runner <module> <test.py> [args]`.
+      support: further files the tests load.
+      implementation: a human-readable identity.
+      target_compatible_with: where the module can be loaded.
+      tags: tags for every generated target.
+      size: size of the report test.
+    """
     _report_test(
         name = name,
         role = "python",
-        binaries = binaries,
+        binaries = _python_test_binaries(name, tests, module, runner, support,
+                                         target_compatible_with, tags),
         endpoint_template = "python",
         implementation = implementation,
         extra_data = tests + [module, runner] + support,

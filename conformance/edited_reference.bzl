@@ -78,12 +78,19 @@ def _patch(cmds, name, diff, kind):
     """Appends the commands that patch the copies under `<name>_tree`."""
     cmds.append("chmod -R u+w $(@D)/%s_tree" % name)
 
-    # -p1 strips a/ and b/: the paths are core/... under <name>_tree. Rejected
-    # hunks are dropped (-r -), never left beside the copies; patch's own
-    # output names the file and the hunk.
+    # -p1 strips a/ and b/: the paths are core/... under <name>_tree.
+    patch_commands(cmds, name, diff, kind, "-p1 -d $(@D)/%s_tree" % name)
+
+def patch_commands(cmds, name, diff, kind, where):
+    """Appends the command that applies `diff` with GNU patch at `where` (its
+    -p/-d options, or the one file to patch), failing with the edit's name
+    when a hunk does not apply."""
+
+    # Rejected hunks are dropped (-r -), never left beside the copies;
+    # patch's own output names the file and the hunk.
     cmds.append(
-        "if ! out=$$(patch --batch --forward --fuzz=0 --no-backup-if-mismatch -r - -p1 " +
-        "-d $(@D)/%s_tree < $(location %s) 2>&1); then " % (name, diff) +
+        "if ! out=$$(patch --batch --forward --fuzz=0 --no-backup-if-mismatch -r - " +
+        "%s < $(location %s) 2>&1); then " % (where, diff) +
         "echo \"%s %s: $(location %s) does not apply to the reference (core/ changed?):\" >&2; " %
         (kind, name, diff) +
         "echo \"$$out\" >&2; exit 1; fi",

@@ -13,9 +13,8 @@ std::string type_name(py::handle h) { return Py_TYPE(h.ptr())->tp_name; }
 
 }  // namespace
 
-std::chrono::nanoseconds timeout_arg(py::handle timeout, const char* call) {
-  using std::chrono::nanoseconds;
-  constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max();
+uint64_t timeout_arg(py::handle timeout, const char* call) {
+  constexpr uint64_t kMaxNs = std::numeric_limits<uint64_t>::max();
   const std::string where = std::string(call) + ": ";
   if (timeout.is_none()) {
     throw py::value_error(where + "a blocking call needs a finite positive timeout in seconds, "
@@ -31,8 +30,8 @@ std::chrono::nanoseconds timeout_arg(py::handle timeout, const char* call) {
       throw py::value_error(where + "timeout must be positive, got " +
                             py::str(timeout).cast<std::string>() + " s");
     }
-    if (overflow > 0 || s > kMaxNs / 1000000000) return nanoseconds(kMaxNs);
-    return nanoseconds(static_cast<int64_t>(s) * 1000000000);
+    if (overflow > 0 || static_cast<uint64_t>(s) > kMaxNs / 1000000000) return kMaxNs;
+    return static_cast<uint64_t>(s) * 1000000000;
   }
   const double s = PyFloat_AsDouble(timeout.ptr());
   if (s == -1.0 && PyErr_Occurred()) {
@@ -49,8 +48,9 @@ std::chrono::nanoseconds timeout_arg(py::handle timeout, const char* call) {
                           py::str(py::float_(s)).cast<std::string>() + " s");
   }
   const double ns = std::ceil(s * 1e9);
-  if (ns >= static_cast<double>(kMaxNs)) return nanoseconds(kMaxNs);
-  return nanoseconds(static_cast<int64_t>(ns) < 1 ? 1 : static_cast<int64_t>(ns));
+  // 2^64 as a double: anything at or past it saturates.
+  if (ns >= 18446744073709551616.0) return kMaxNs;
+  return ns < 1 ? 1 : static_cast<uint64_t>(ns);
 }
 
 uint64_t uint64_arg(py::handle value, const char* call, const char* name) {

@@ -6,16 +6,15 @@
 
 #include <pybind11/pybind11.h>
 
-#include <chrono>
 #include <cstdint>
 
 namespace spsq_python {
 
 // A blocking call's timeout in seconds -> positive nanoseconds. None, NaN,
 // infinity and values <= 0 raise ValueError; non-numbers (and bool) raise
-// TypeError. Sub-nanosecond values round up to 1 ns; values beyond the
-// nanosecond range clamp to it (about 292 years).
-std::chrono::nanoseconds timeout_arg(pybind11::handle timeout, const char* call);
+// TypeError. Sub-nanosecond values round up to 1 ns; values beyond 2^64 - 1 ns
+// (about 584 years) saturate there, as a deadline does.
+uint64_t timeout_arg(pybind11::handle timeout, const char* call);
 
 // A non-negative integer argument (bool refused); `name` goes in the error.
 uint64_t uint64_arg(pybind11::handle value, const char* call, const char* name);

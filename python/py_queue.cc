@@ -11,7 +11,9 @@
 #include "python/py_args.h"
 #include "python/py_buffers.h"
 #include "python/py_errors.h"
+#include "python/py_object_view.h"
 #include "python/py_region.h"
+#include "region/region_instance.h"
 
 namespace py = pybind11;
 
@@ -22,7 +24,6 @@ using spsc_queue::SpscQueueError;
 using spsc_queue::SpscQueueLayout;
 using spsc_queue::SpscQueueOpcode;
 using spsc_queue::WorkerChipMessage;
-using spsc_queue::WorkerChipQueue;
 using Status = spsc_queue::WorkerChipQueueStatus;
 
 std::atomic<int> g_blocked_calls{0};
@@ -65,14 +66,19 @@ class BlockedMark {
 // Runs f(queue) under the queue lock with the GIL released. The lock is
 // dropped before the GIL is taken back, so a thread waiting for the lock
 // while holding the GIL cannot deadlock with this one.
+// An exception the region object of a bound queue raised that was no view
+// failure (an interrupt, a lost peer) is raised here, after the call.
 template <class F>
 Outcome run(QueueBox& box, bool blocking, F&& f) {
   Outcome out;
-  py::gil_scoped_release nogil;
-  std::lock_guard<std::mutex> lock(box.mu);
-  BlockedMark mark(blocking);
-  out.status = f(*box.queue);
-  if (out.status != Status::OK) out.error = box.queue->last_error();
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(box.mu);
+    BlockedMark mark(blocking);
+    out.status = f(*box.queue);
+    if (out.status != Status::OK) out.error = box.queue->last_error();
+  }
+  raise_pending_python_error();
   return out;
 }
 
@@ -149,6 +155,40 @@ void bind_message(py::module_& m) {
              return py::hash(py::make_tuple(p.m.seq, static_cast<uint64_t>(p.m.opcode), p.m.payload_offset,
                                             p.m.payload_nbytes, p.m.owner_cookie));
            })
+      // A message built by hand belongs to no queue (no owner): every queue
+      // refuses it, as it refuses a stale or foreign one.
+      .def(py::init([](py::handle seq, py::handle opcode, py::handle offset, py::handle nbytes) {
+             PyMessage out{};
+             out.m.seq = uint64_arg(seq, "Message", "seq");
+             out.m.opcode = static_cast<SpscQueueOpcode>(uint64_arg(opcode, "Message", "opcode"));
+             out.m.payload_offset = uint64_arg(offset, "Message", "payload_offset");
+             out.m.payload_nbytes = uint64_arg(nbytes, "Message", "payload_nbytes");
+             return out;
+           }),
+           py::kw_only(), py::arg("seq"), py::arg("opcode"), py::arg("payload_offset"),
+           py::arg("payload_nbytes"))
+      // copy.replace(): the same message with other public fields, as a
+      // wrong handle is made (a stale seq, a changed size); the owner stays.
+      .def("__replace__",
+           [](const PyMessage& p, py::kwargs changes) {
+             PyMessage out = p;
+             for (auto item : changes) {
+               const std::string key = py::str(item.first);
+               const uint64_t v = uint64_arg(item.second, "Message.__replace__", key.c_str());
+               if (key == "seq") {
+                 out.m.seq = v;
+               } else if (key == "opcode") {
+                 out.m.opcode = static_cast<SpscQueueOpcode>(v);
+               } else if (key == "payload_offset") {
+                 out.m.payload_offset = v;
+               } else if (key == "payload_nbytes") {
+                 out.m.payload_nbytes = v;
+               } else {
+                 throw py::type_error("Message.__replace__: no field " + key);
+               }
+             }
+             return out;
+           })
       .def("__repr__", [](const PyMessage& p) {
         char text[200];
         std::snprintf(text, sizeof(text),
@@ -215,8 +255,8 @@ void bind_input(py::module_& m) {
             const auto ns = timeout_arg(timeout, "enqueue");
             PayloadSpan span(buffer, PayloadSpan::Use::kSource, "enqueue");
             const uint64_t n = send_bytes(span, nbytes, "enqueue");
-            progressed(run(*in.box, true, [&](WorkerChipQueue& q) {
-              return q.input().enqueue(span.data(), n, ns);
+            progressed(run(*in.box, true, [&](QueueBackend& q) {
+              return q.enqueue(span.data(), n, ns);
             }));
           },
           py::arg("buffer"), py::arg("nbytes") = py::none(), py::arg("timeout") = py::none(),
@@ -228,8 +268,8 @@ void bind_input(py::module_& m) {
           [](const PyInput& in, py::handle buffer, py::handle nbytes) {
             PayloadSpan span(buffer, PayloadSpan::Use::kSource, "try_enqueue");
             const uint64_t n = send_bytes(span, nbytes, "try_enqueue");
-            return progressed(run(*in.box, false, [&](WorkerChipQueue& q) {
-              return q.input().try_enqueue(span.data(), n);
+            return progressed(run(*in.box, false, [&](QueueBackend& q) {
+              return q.try_enqueue(span.data(), n);
             }));
           },
           py::arg("buffer"), py::arg("nbytes") = py::none(),
@@ -239,7 +279,7 @@ void bind_input(py::module_& m) {
           [](const PyInput& in, py::handle timeout) {
             const auto ns = timeout_arg(timeout, "request_stop");
             progressed(run(*in.box, true,
-                           [&](WorkerChipQueue& q) { return q.input().request_stop(ns); }));
+                           [&](QueueBackend& q) { return q.request_stop(ns); }));
           },
           py::arg("timeout") = py::none(),
           "Publishes STOP, waiting only until it is published (not for L2 exit or outputs).")
@@ -247,13 +287,13 @@ void bind_input(py::module_& m) {
           "try_request_stop",
           [](const PyInput& in) {
             return progressed(
-                run(*in.box, false, [](WorkerChipQueue& q) { return q.input().try_request_stop(); }));
+                run(*in.box, false, [](QueueBackend& q) { return q.try_request_stop(); }));
           },
           "Publishes STOP if the ring has room now; False otherwise.")
       .def_property_readonly("stop_published", [](const PyInput& in) {
         bool published = false;
-        run(*in.box, false, [&](WorkerChipQueue& q) {
-          published = q.input().stop_published();
+        run(*in.box, false, [&](QueueBackend& q) {
+          published = q.stop_published();
           return Status::OK;
         });
         return published;
@@ -269,7 +309,7 @@ void bind_output(py::module_& m) {
             const auto ns = timeout_arg(timeout, "peek");
             WorkerChipMessage msg{};
             progressed(run(*out.box, true,
-                           [&](WorkerChipQueue& q) { return q.output().peek(ns, &msg); }));
+                           [&](QueueBackend& q) { return q.peek(ns, &msg); }));
             return message_or_none(true, msg);
           },
           py::arg("timeout") = py::none(),
@@ -280,7 +320,7 @@ void bind_output(py::module_& m) {
           [](const PyOutput& out) {
             WorkerChipMessage msg{};
             const bool got = progressed(
-                run(*out.box, false, [&](WorkerChipQueue& q) { return q.output().try_peek(&msg); }));
+                run(*out.box, false, [&](QueueBackend& q) { return q.try_peek(&msg); }));
             return message_or_none(got, msg);
           },
           "The active or next message, or None when no output is available.")
@@ -289,8 +329,8 @@ void bind_output(py::module_& m) {
           [](const PyOutput& out, py::handle message, py::handle buffer) {
             const PyMessage& msg = message_arg(message, "read_into");
             PayloadSpan span(buffer, PayloadSpan::Use::kTarget, "read_into");
-            progressed(run(*out.box, false, [&](WorkerChipQueue& q) {
-              return q.output().read_into(msg.m, span.data(), span.nbytes());
+            progressed(run(*out.box, false, [&](QueueBackend& q) {
+              return q.read_into(msg.m, span.data(), span.nbytes());
             }));
             return msg.m.payload_nbytes;
           },
@@ -303,7 +343,7 @@ void bind_output(py::module_& m) {
           [](const PyOutput& out, py::handle message) {
             const PyMessage& msg = message_arg(message, "release");
             progressed(
-                run(*out.box, false, [&](WorkerChipQueue& q) { return q.output().release(msg.m); }));
+                run(*out.box, false, [&](QueueBackend& q) { return q.release(msg.m); }));
           },
           py::arg("message"), "Releases the active message; any other message poisons the queue.")
       .def(
@@ -312,8 +352,8 @@ void bind_output(py::module_& m) {
             const auto ns = timeout_arg(timeout, "dequeue_into");
             PayloadSpan span(buffer, PayloadSpan::Use::kTarget, "dequeue_into");
             WorkerChipMessage msg{};
-            progressed(run(*out.box, true, [&](WorkerChipQueue& q) {
-              return q.output().dequeue_into(span.data(), span.nbytes(), ns, &msg);
+            progressed(run(*out.box, true, [&](QueueBackend& q) {
+              return q.dequeue_into(span.data(), span.nbytes(), ns, &msg);
             }));
             return message_or_none(true, msg);
           },
@@ -324,8 +364,8 @@ void bind_output(py::module_& m) {
           [](const PyOutput& out, py::handle buffer) {
             PayloadSpan span(buffer, PayloadSpan::Use::kTarget, "try_dequeue_into");
             WorkerChipMessage msg{};
-            const bool got = progressed(run(*out.box, false, [&](WorkerChipQueue& q) {
-              return q.output().try_dequeue_into(span.data(), span.nbytes(), &msg);
+            const bool got = progressed(run(*out.box, false, [&](QueueBackend& q) {
+              return q.try_dequeue_into(span.data(), span.nbytes(), &msg);
             }));
             return message_or_none(got, msg);
           },
@@ -344,7 +384,7 @@ void bind_worker_chip_queue(py::module_& m) {
           [](const PyQueue& q, py::handle timeout) {
             const auto ns = timeout_arg(timeout, "request_stop");
             progressed(
-                run(*q.box, true, [&](WorkerChipQueue& w) { return w.request_stop(ns); }));
+                run(*q.box, true, [&](QueueBackend& w) { return w.request_stop(ns); }));
           },
           py::arg("timeout") = py::none(),
           "Publishes STOP, waiting only until it is published (not for L2 exit or outputs).")
@@ -352,7 +392,7 @@ void bind_worker_chip_queue(py::module_& m) {
           "try_request_stop",
           [](const PyQueue& q) {
             return progressed(
-                run(*q.box, false, [](WorkerChipQueue& w) { return w.try_request_stop(); }));
+                run(*q.box, false, [](QueueBackend& w) { return w.try_request_stop(); }));
           },
           "Publishes STOP if the ring has room now; False otherwise.")
       // The binding and layout are fixed at construction: no lock needed.
@@ -368,13 +408,13 @@ void bind_worker_chip_queue(py::module_& m) {
       .def_property_readonly(
           "region",
           [](const PyQueue& q) {
-            return PyRegion(q.box, &q.box->mu, &q.box->queue->region());
+            return PyRegion(q.box, &q.box->mu, &q.box->queue->region(), q.box->region_object);
           },
           "Compatibility escape hatch: the WorkerChipOrchRegion over this queue's instance.")
       .def_property_readonly("live",
                              [](const PyQueue& q) {
                                bool live = false;
-                               run(*q.box, false, [&](WorkerChipQueue& w) {
+                               run(*q.box, false, [&](QueueBackend& w) {
                                  live = w.live();
                                  return Status::OK;
                                });
@@ -383,7 +423,7 @@ void bind_worker_chip_queue(py::module_& m) {
       .def_property_readonly("freed",
                              [](const PyQueue& q) {
                                bool freed = false;
-                               run(*q.box, false, [&](WorkerChipQueue& w) {
+                               run(*q.box, false, [&](QueueBackend& w) {
                                  freed = w.freed();
                                  return Status::OK;
                                });
@@ -392,7 +432,7 @@ void bind_worker_chip_queue(py::module_& m) {
       .def(
           "free",
           [](const PyQueue& q) {
-            run(*q.box, false, [](WorkerChipQueue& w) {
+            run(*q.box, false, [](QueueBackend& w) {
               w.free();
               return Status::OK;
             });
@@ -401,12 +441,54 @@ void bind_worker_chip_queue(py::module_& m) {
           "until submitted L2 work has drained.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](const PyQueue& q, py::args) {
-        run(*q.box, false, [](WorkerChipQueue& w) {
+        run(*q.box, false, [](QueueBackend& w) {
           w.free();
           return Status::OK;
         });
         return false;
       });
+}
+
+
+// The ten scalars, field by field in binding order, unchecked: the queue's
+// own validation names what is wrong with them (BAD_BINDING).
+spsc_queue::SpscQueueEndpointBinding binding_arg(py::handle scalars, const char* call) {
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(scalars);
+  if (!PySequence_Check(scalars.ptr()) || py::len(seq) != spsc_queue::kSpscQueueEndpointBindingScalarCount) {
+    throw py::value_error(std::string(call) + ": scalars must be a sequence of the ten binding "
+                          "scalars");
+  }
+  uint64_t v[spsc_queue::kSpscQueueEndpointBindingScalarCount];
+  for (size_t i = 0; i < spsc_queue::kSpscQueueEndpointBindingScalarCount; ++i) {
+    v[i] = uint64_arg(seq[i], call, "scalar");
+  }
+  return spsc_queue::SpscQueueEndpointBinding{v[0], v[1], v[2], v[3], v[4],
+                                              v[5], v[6], v[7], v[8], v[9]};
+}
+
+py::object bind_over_region(py::object region, py::handle scalars, bool project_region) {
+  const char* call = "bind_worker_chip_queue";
+  const spsc_queue::SpscQueueEndpointBinding b = binding_arg(scalars, call);
+  const RegionPartLocalSpan payload{b.payload_base, b.payload_bytes};
+  const RegionPartLocalSpan counter{b.counter_base, b.counter_bytes};
+  // The projected region adopts the binding's spans as an instance's: it
+  // records them, maps nothing.
+  std::shared_ptr<spsq_runtime::RegionInstance> instance;
+  if (project_region) {
+    instance = spsq_runtime::RegionInstance::adopt(
+        spsq_runtime::RegionInstanceId{0, b.session_instance_id_bits, b.transaction_id}, payload,
+        counter);
+  }
+  using Queue = spsc_queue::BasicWorkerChipQueue<PyObjectView>;
+  std::unique_ptr<Queue> q(new Queue(b, PyObjectView(region, payload, counter),
+                                     spsc_queue::MonotonicClock{&python_monotonic_ns},
+                                     std::move(instance)));
+  raise_pending_python_error();
+  if (!q->live()) raise_call_error(q->error());
+  auto box = std::make_shared<QueueBox>();
+  box->queue.reset(new QueueBackendOf<PyObjectView>(std::move(q), &python_monotonic_ns));
+  box->region_object = std::move(region);
+  return py::cast(PyQueue{std::move(box)});
 }
 
 }  // namespace
@@ -417,11 +499,19 @@ void bind_queue(py::module_& m) {
   bind_input(m);
   bind_output(m);
   bind_worker_chip_queue(m);
+  m.def("bind_worker_chip_queue", &bind_over_region, py::arg("region"), py::arg("scalars"),
+        py::kw_only(), py::arg("project_region") = false,
+        "Binds an L3 queue over `region`, any object with payload_read(offset, nbytes),\n"
+        "payload_write(offset, data) and counter(offset) -> .test/.notify/.wait, from the\n"
+        "ten binding scalars. Every shared access is a call into that object (a RuntimeError\n"
+        "from it is a view failure) and every clock reading is time.monotonic_ns(). With\n"
+        "project_region, queue.region projects the same instance. Raises as the factory\n"
+        "does when the binding is refused.");
 }
 
-py::object wrap_queue(std::unique_ptr<WorkerChipQueue> queue) {
+py::object wrap_queue(std::unique_ptr<spsc_queue::WorkerChipQueue> queue, uint64_t (*now_ns)()) {
   auto box = std::make_shared<QueueBox>();
-  box->queue = std::move(queue);
+  box->queue.reset(new QueueBackendOf<RegionInstanceView>(std::move(queue), now_ns));
   return py::cast(PyQueue{std::move(box)});
 }
 

@@ -21,8 +21,14 @@ class PyRegion {
  public:
   // `owner` keeps `region` and `mu` alive; `mu` serializes access with the
   // owner's other calls (a queue's region shares the queue's lock).
-  PyRegion(std::shared_ptr<void> owner, std::mutex* mu, spsq_runtime::WorkerChipOrchRegion* region)
-      : owner_(std::move(owner)), mu_(mu), region_(region) {}
+  // `counters`, when not None, is the Python region object a queue was bound
+  // over: the instance's spans are not mapped here, so counter slots are
+  // read and set through it.
+  PyRegion(std::shared_ptr<void> owner, std::mutex* mu, spsq_runtime::WorkerChipOrchRegion* region,
+           pybind11::object counters = pybind11::none())
+      : owner_(std::move(owner)), mu_(mu), region_(region), counters_(std::move(counters)) {}
+
+  const pybind11::object& counters() const { return counters_; }
 
   // Runs f(region) with the lock held and the GIL released.
   template <class F>
@@ -36,6 +42,7 @@ class PyRegion {
   std::shared_ptr<void> owner_;
   std::mutex* mu_;
   spsq_runtime::WorkerChipOrchRegion* region_;
+  pybind11::object counters_;
 };
 
 // A primitive region owned by Python.

@@ -31,6 +31,7 @@ using spsq_runtime::WorkerRunReport;
 // for L2 tasks, so it lets go of the GIL while doing that.
 struct OrchBox {
   std::unique_ptr<Orchestrator> orch;
+  spsc_queue::MonotonicClock clock;  // the one its queues measure timeouts with
   ~OrchBox() {
     if (orch && PyGILState_Check() && !_Py_IsFinalizing()) {
       py::gil_scoped_release nogil;
@@ -97,6 +98,7 @@ PyOrchestrator make_orchestrator(py::handle worker_count, const std::string& mod
   }
   SpscQueueError e;
   auto box = std::make_shared<OrchBox>();
+  box->clock = o.clock;
   box->orch = Orchestrator::create(o, &e);
   if (!box->orch) raise_call_error(e);
   return PyOrchestrator{std::move(box)};
@@ -213,7 +215,7 @@ void bind_orchestrator(py::module_& m) {
             SpscQueueError e;
             auto queue = o.box->orch->create_worker_chip_queue(w, d, in, out, &e);
             if (!queue) raise_call_error(e);
-            return wrap_queue(std::move(queue));
+            return wrap_queue(std::move(queue), o.box->clock.now_ns);
           },
           py::kw_only(), py::arg("worker_id"), py::arg("depth"), py::arg("input_arena_bytes"),
           py::arg("output_arena_bytes"),

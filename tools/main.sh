@@ -12,7 +12,7 @@ status=0
 python3 tools/certify --depth standard //conformance:reference_l2_certification \
   //conformance/l3:reference_l3_certification || status=$?
 for target in //conformance/runtime:reference_runtime_certification \
-              //python:reference_python_certification; do
+              //python:module_l3_certification; do
   echo "=== certifying with ${target}"
   bazel run --ui_event_filters=-info,-stdout --noshow_progress "${target}" || status=$?
 done

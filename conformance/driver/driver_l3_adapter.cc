@@ -1,5 +1,6 @@
 #include "conformance/driver/driver_l3_adapter.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -128,6 +129,15 @@ bool DriverL3Adapter::start() {
   name_ = name->as_string() + " (testee, " +
           (language && language->is_string() ? language->as_string() : "?") + ")";
   surface_ = surface->as_string();
+  // The certification states the surface it was built for (its stages
+  // depend on it): a testee that declares another is refused.
+  const char* want = std::getenv("SPSQ_TESTEE_SURFACE");
+  if (want != nullptr && *want != '\0' && surface_ != want) {
+    broke("the testee's hello declares surface \"" + surface_ +
+          "\" but its certification was built for \"" + want +
+          "\" (spsq_l3_certification's testee_surface)");
+    return false;
+  }
   return true;
 }
 

@@ -24,8 +24,9 @@ load(
     "spsq_l3_certification",
     "spsq_runtime_certification",
 )
-load("//conformance:edited_reference.bzl", "edited_l3_queue", "edited_reference")
+load("//conformance:edited_reference.bzl", "edited_l3_queue", "edited_reference", "patch_commands")
 load("//core/runtime:orchestrator_files.bzl", "ORCHESTRATOR_DEPS", "ORCHESTRATOR_FILES")
+load("//testee/python:testee.bzl", "spsq_python_testee")
 load(":mutants_data.bzl", "MUTANTS")
 
 # Mutants whose defect is an ordering or capacity bug (`ordering` in their
@@ -68,8 +69,17 @@ def spsq_mutant_entry(m):
             sections = m["sections"],
             description = m["description"],
         )
+    elif m["kind"] == "python-L3":
+        spsq_python_l3_mutant(
+            name = m["name"],
+            diff = m["diff"],
+            expect_fail = m["expect_fail"],
+            sections = m["sections"],
+            description = m["description"],
+        )
     else:
-        fail("mutant %s: kind must be L2, L3 or runtime, not %s" % (m["name"], m["kind"]))
+        fail("mutant %s: kind must be L2, L3, runtime or python-L3, not %s" %
+             (m["name"], m["kind"]))
 
 def spsq_mutant(name, diff, expect_fail, sections, max_inflight = [1], description = "",
                 coherence = None):
@@ -201,5 +211,48 @@ def spsq_l3_mutant(name, expect_fail, sections, diff = None, engine_diff = None,
         size = "medium",
         testonly = True,
         env = {"SPSQ_COHERENCE": coherence} if coherence else {},
+        individual_tests = False,
+    )
+
+def spsq_python_l3_mutant(name, diff, expect_fail, sections, description = ""):
+    """Builds and certifies one Python L3 mutant: the independent Python L3
+    queue of examples/python_l3 with one defect, served through that
+    example's testee script and certified through the testee driver protocol
+    by the L3 suite's `sections`.
+
+    Args:
+      name: mutant name; the certification test is `name`.
+      diff: label of a unified diff against examples/python_l3/spsq_l3.py.
+      expect_fail: clause IDs the L3 suite must report as FAIL.
+      sections: L3 suite sections to run (the ones that catch the defect).
+      description: the defect, for the report.
+    """
+    edited = "%s_tree/spsq_l3.py" % name
+    cmds = ["set -e", "cp $(location //examples/python_l3:spsq_l3.py) $@", "chmod u+w $@"]
+    patch_commands(cmds, name, diff, "Python L3 mutant", "$@")
+    native.genrule(
+        name = name + "_sources",
+        srcs = ["//examples/python_l3:spsq_l3.py", diff],
+        outs = [edited],
+        cmd = "\n".join(cmds),
+        testonly = True,
+    )
+    spsq_python_testee(
+        name = name + "_testee",
+        srcs = [edited],
+        main = "//examples/python_l3:python_l3_testee.py",
+        testonly = True,
+    )
+    spsq_l3_certification(
+        name = name,
+        testee = ":%s_testee" % name,
+        testee_surface = "python",
+        implementation = "Python L3 mutant %s: %s" % (name, description),
+        impl_files = [edited],
+        sections = sections,
+        expect_fail = expect_fail,
+        depth = "quick",
+        size = "medium",
+        testonly = True,
         individual_tests = False,
     )

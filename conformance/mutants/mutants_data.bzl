@@ -2,10 +2,13 @@
 the clauses listed (//conformance/mutants:mutants.bzl, spsq_mutant_entry).
 
 Each entry: name; kind (L2: the reference L2 endpoint, L3: the reference L3
-queue behind the reference adapter, runtime: the reference Orchestrator);
+queue behind the reference adapter, runtime: the reference Orchestrator,
+python-L3: the independent Python L3 queue of examples/python_l3, served
+through the testee driver protocol);
 description (the defect, for the report); diff (a unified diff against core/
 from the repository root, see conformance/tools/reference_edits.py; for an L3
-mutant over core/l3/, or None); engine_diff (L3 only: a diff of the wire engine
+mutant over core/l3/, or None; for a python-L3 mutant against
+examples/python_l3/spsq_l3.py); engine_diff (L3 only: a diff of the wire engine
 it shares with the L2 endpoint, usually an L2 mutant's, or None); expect_fail
 (the clauses the suite must report FAIL); sections (the suite sections built,
 the ones that catch the defect); max_inflight (L2: windows certified);
@@ -798,5 +801,109 @@ MUTANTS = [
         "expect_fail": ["S0.PURPOSE.1", "S2.ERROR.1", "LIVE.2"],
         "sections": ["s1_create_bind", "s2_layout_descriptor", "liveness"],
         "coherence": "adversarial",
+    },
+    {
+        "name": "py_stop_does_not_close_input",
+        "kind": "python-L3",
+        "diff": ":py_stop_does_not_close_input.diff",
+        "description": "input after STOP is published instead of rejected locally",
+        "expect_fail": ["S4.STOP.2"],
+        "sections": ["s4_ownership_stop_errors"],
+    },
+    {
+        "name": "py_capacity_depth_minus_1",
+        "kind": "python-L3",
+        "diff": ":py_capacity_depth_minus_1.diff",
+        "description": "the input ring holds depth - 1 messages",
+        "expect_fail": ["S2.CAP.1"],
+        "sections": ["s1_create_bind"],
+    },
+    {
+        "name": "py_tail_before_seq",
+        "kind": "python-L3",
+        "diff": ":py_tail_before_seq.diff",
+        "description": "the input tail counter is published before the descriptor seq",
+        "expect_fail": ["S3.PUB.1", "W.ORDER.1"],
+        "sections": ["s3_publication_timeouts"],
+    },
+    {
+        "name": "py_no_abort_flag_on_poison",
+        "kind": "python-L3",
+        "diff": ":py_no_abort_flag_on_poison.diff",
+        "description": "a local poison does not raise the initiator abort flag",
+        "expect_fail": ["S4.POISON.11", "W.FLAG.1"],
+        "sections": ["s1_create_bind"],
+    },
+    {
+        "name": "py_consumer_seq_unchecked",
+        "kind": "python-L3",
+        "diff": ":py_consumer_seq_unchecked.diff",
+        "description": "the output consumer does not check the descriptor seq",
+        "expect_fail": ["W.SEQ.1", "S4.POISON.1"],
+        "sections": ["s2_layout_descriptor", "s4_ownership_stop_errors"],
+    },
+    {
+        "name": "py_payload_replay_unchecked",
+        "kind": "python-L3",
+        "diff": ":py_payload_replay_unchecked.diff",
+        "description": "the output consumer does not check the payload offset against the arena rule",
+        "expect_fail": ["S4.POISON.6", "W.ARENA.3"],
+        "sections": ["s4_ownership_stop_errors"],
+    },
+    {
+        "name": "py_peek_moves_past_active",
+        "kind": "python-L3",
+        "diff": ":py_peek_moves_past_active.diff",
+        "description": "a second peek before release returns the next message",
+        "expect_fail": ["S4.L3OUT.1", "S4.L3OUT.2"],
+        "sections": ["s4_ownership_stop_errors"],
+    },
+    {
+        "name": "py_release_ignores_handle",
+        "kind": "python-L3",
+        "diff": ":py_release_ignores_handle.diff",
+        "description": "release accepts any handle while a message is active",
+        "expect_fail": ["S4.POISON.9"],
+        "sections": ["s4_ownership_stop_errors"],
+    },
+    {
+        "name": "py_exact_fit_skipped",
+        "kind": "python-L3",
+        "diff": ":py_exact_fit_skipped.diff",
+        "description": "a message that ends exactly at the arena end skips to the start",
+        "expect_fail": ["S2.FIT.2", "W.ARENA.1"],
+        "sections": ["s2_layout_descriptor"],
+    },
+    {
+        "name": "py_remote_abort_raises_local_flag",
+        "kind": "python-L3",
+        "diff": ":py_remote_abort_raises_local_flag.diff",
+        "description": "observing the peer abort flag also raises the initiator flag",
+        "expect_fail": ["S4.POISON.13"],
+        "sections": ["s4_ownership_stop_errors"],
+    },
+    {
+        "name": "py_timeout_poisons",
+        "kind": "python-L3",
+        "diff": ":py_timeout_poisons.diff",
+        "description": "an expired blocking call under ordinary backpressure poisons",
+        "expect_fail": ["S3.TO.6", "S4.NOPROG.4"],
+        "sections": ["s3_publication_timeouts"],
+    },
+    {
+        "name": "py_zero_byte_offset_accepted",
+        "kind": "python-L3",
+        "diff": ":py_zero_byte_offset_accepted.diff",
+        "description": "a zero-byte output with a nonzero payload_offset is accepted",
+        "expect_fail": ["S2.ZERO.2"],
+        "sections": ["s2_layout_descriptor", "s4_ownership_stop_errors"],
+    },
+    {
+        "name": "py_freed_handle_reaches_memory",
+        "kind": "python-L3",
+        "diff": ":py_freed_handle_reaches_memory.diff",
+        "description": "calls on a freed queue are not refused",
+        "expect_fail": ["S1.FREE.1"],
+        "sections": ["s1_create_bind"],
     },
 ]

@@ -43,8 +43,8 @@ N = r"(\d[\d,]*|%s)" % "|".join(sorted(WORDS, key=len, reverse=True))
 
 # (pattern, [fact per group]): the phrases the docs may quote.
 KNOWN = [
-    (r"%s L2, %s L3 and %s runtime mutants; %s of them" % (N, N, N, N),
-     ["L2 mutants", "L3 mutants", "runtime mutants", "coherence mutants"]),
+    (r"%s L2, %s L3, %s runtime and %s Python L3 mutants; %s of them" % (N, N, N, N, N),
+     ["L2 mutants", "L3 mutants", "runtime mutants", "python-L3 mutants", "coherence mutants"]),
     (r"%s clauses: %s MUST, %s MUST NOT, %s MAY, %s INFO" % (N, N, N, N, N),
      ["clauses", "MUST clauses", "MUST NOT clauses", "MAY clauses", "INFO clauses"]),
     (r"%s clauses carry a checklist of %s cases" % (N, N),
@@ -53,6 +53,7 @@ KNOWN = [
     (r"%s (?:ambiguities|AMB clauses)" % N, ["AMB clauses"]),
     (r"%s open points" % N, ["OPEN clauses"]),
     (r"%s checklist cases" % N, ["checklist cases"]),
+    (r"%s Python L3 mutants" % N, ["python-L3 mutants"]),
     (r"%s (L2|L3|runtime) mutants" % N, None),  # the kind is the second group
     (r"%s mutants" % N, ["mutants"]),
     (r"%s (?:legal|one-diff) variants" % N, ["variants"]),
@@ -101,7 +102,7 @@ def facts(root):
     }
     for level in ("MUST", "MUST NOT", "MAY", "INFO"):
         out[level + " clauses"] = sum(c["level"] == level for c in clauses)
-    for kind in ("L2", "L3", "runtime"):
+    for kind in ("L2", "L3", "runtime", "python-L3"):
         out[kind + " mutants"] = sum(m["kind"] == kind for m in mutants)
     for kind in ("L2", "L3"):
         out[kind + " variants"] = sum(v.get("kind", "L2") == kind for v in variants)

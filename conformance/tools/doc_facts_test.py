@@ -46,6 +46,7 @@ class Counts(unittest.TestCase):
             "%d L2 mutants": "L2 mutants",
             "%d L3 mutants": "L3 mutants",
             "%d runtime mutants": "runtime mutants",
+            "%d Python L3 mutants": "python-L3 mutants",
             "%d legal variants": "variants",
             "%d L2 variants": "L2 variants",
             "%d L3 variants": "L3 variants",

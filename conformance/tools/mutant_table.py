@@ -12,7 +12,7 @@ overall kill rate: mutants caught by at least one stage over all mutants.
 Arguments are report.json files or directories searched for them (default:
 bazel-certification, where `bazel test` leaves every certification's
 package). Only reports of mutants are read (their implementation line says
-"mutant", "L3 mutant" or "runtime mutant"); exit status 1 when some mutant
+"mutant", "L3 mutant", "runtime mutant" or "Python L3 mutant"); exit status 1 when some mutant
 is caught by no stage, 2 when no report of a mutant was found.
 """
 
@@ -21,7 +21,7 @@ import os
 import re
 import sys
 
-_MUTANT = re.compile(r"^(?:(L3|runtime) )?mutant (\S+?):")
+_MUTANT = re.compile(r"^(?:(L3|runtime|Python L3) )?mutant (\S+?):")
 # Column order; a stage not listed here comes after them, alphabetically.
 _ORDER = ("suite", "corpus", "wrap", "noncoherent", "explorer", "stress", "tsan", "fuzz")
 
@@ -33,7 +33,8 @@ def mutant_of(report):
     m = _MUTANT.match(report.get("identity", {}).get("implementation", ""))
     if m is None:
         return None
-    return m.group(2), {"L3": "L3", "runtime": "runtime"}.get(m.group(1), "L2")
+    return m.group(2), {"L3": "L3", "runtime": "runtime", "Python L3": "python-L3"}.get(
+        m.group(1), "L2")
 
 
 def stage_results(report):

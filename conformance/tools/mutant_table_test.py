@@ -35,6 +35,8 @@ class MutantTableTest(unittest.TestCase):
         self.assertEqual(T.mutant_of(report("mutant a_b: what")), ("a_b", "L2"))
         self.assertEqual(T.mutant_of(report("L3 mutant l3_x: what")), ("l3_x", "L3"))
         self.assertEqual(T.mutant_of(report("runtime mutant r: what")), ("r", "runtime"))
+        self.assertEqual(T.mutant_of(report("Python L3 mutant py_x: what")),
+                         ("py_x", "python-L3"))
         self.assertIsNone(T.mutant_of(report("variant v: a legal choice")))
         self.assertIsNone(T.mutant_of(report("spsq-harness reference L2 endpoint")))
 

@@ -7,6 +7,10 @@ repository root, `a/core/...` / `b/core/...`), applied at build time by
 conformance/mutants/mutants_data.bzl (MUTANTS) or
 conformance/variants/variants_data.bzl (VARIANTS).
 
+The same holds for the independent Python L3 queue of examples/python_l3
+(kind python-L3: a diff against examples/python_l3/spsq_l3.py), with `#` as
+its comment marker.
+
 The anchor rule: a hunk has no context lines (GNU patch pins a hunk whose
 context is lopsided to the file's start or end); what it must find is the lines
 it removes, and those are code, never a comment line, so rewording a comment in
@@ -48,7 +52,10 @@ FILE_LISTS = {
     "reference": ("core/reference_files.bzl", "REFERENCE_FILES", "core/"),
     "l3": ("core/l3/worker_chip_queue_files.bzl", "WORKER_CHIP_QUEUE_HDRS", "core/l3/"),
     "runtime": ("core/runtime/orchestrator_files.bzl", "ORCHESTRATOR_FILES", "core/runtime/"),
+    "python_l3": ("examples/python_l3/files.bzl", "PYTHON_L3_FILES", "examples/python_l3/"),
 }
+# Which file list each kind of mutant edits.
+KIND_FILES = {"L2": "reference", "L3": "l3", "runtime": "runtime", "python-L3": "python_l3"}
 
 MUTANT_KEYS = {
     "L2": {"name", "kind", "description", "diff", "expect_fail", "sections", "max_inflight",
@@ -56,6 +63,7 @@ MUTANT_KEYS = {
     "L3": {"name", "kind", "description", "diff", "engine_diff", "expect_fail", "sections",
            "coherence"},
     "runtime": {"name", "kind", "description", "diff", "expect_fail", "sections"},
+    "python-L3": {"name", "kind", "description", "diff", "expect_fail", "sections"},
 }
 # Optional in any entry: a remark for the docs' tables only.
 OPTIONAL_KEYS = {"note"}
@@ -171,7 +179,7 @@ def diffs_of(entry, package):
     out = []
     kind = entry.get("kind", "L2")
     if entry.get("diff"):
-        which = {"L2": "reference", "L3": "l3", "runtime": "runtime"}[kind]
+        which = KIND_FILES[kind]
         out.append((label_path(entry["diff"], package), which))
     if entry.get("engine_diff"):
         out.append((label_path(entry["engine_diff"], package), "reference"))
@@ -180,8 +188,13 @@ def diffs_of(entry, package):
 
 # ---------------------------------------------------------------- lines
 
-def comment_start(line):
-    """Index of a `//` comment in a C++ line outside literals, or -1."""
+def comment_marker(path):
+    """The line-comment marker of a file: `#` in Python, `//` in C++."""
+    return "#" if path.endswith(".py") else "//"
+
+
+def comment_start(line, marker="//"):
+    """Index of a `marker` comment in a line outside literals, or -1."""
     quote = None
     i = 0
     while i < len(line):
@@ -193,24 +206,24 @@ def comment_start(line):
                 quote = None
         elif c in "\"'":
             quote = c
-        elif line.startswith("//", i):
+        elif line.startswith(marker, i):
             return i
         i += 1
     return -1
 
 
-def is_comment_line(line):
-    return line.strip().startswith("//")
+def is_comment_line(line, marker="//"):
+    return line.strip().startswith(marker)
 
 
-def is_code_line(line):
+def is_code_line(line, marker="//"):
     """Non-blank, and not a comment line."""
-    return bool(line.strip()) and not is_comment_line(line)
+    return bool(line.strip()) and not is_comment_line(line, marker)
 
 
-def is_clean_code_line(line):
+def is_clean_code_line(line, marker="//"):
     """A code line with no comment on it: fit for context."""
-    return is_code_line(line) and comment_start(line) < 0
+    return is_code_line(line, marker) and comment_start(line, marker) < 0
 
 
 def count_block(lines, block):
@@ -310,22 +323,22 @@ def apply_hunks(text, hunks, where):
     return "\n".join(out + lines[pos:])
 
 
-def lint_hunks(hunks, where):
+def lint_hunks(hunks, where, marker="//"):
     """The anchor rule (see the module docstring), as a list of problems."""
     problems = []
     for n, h in enumerate(hunks, 1):
         at = "%s: hunk %d (-%d)" % (where, n, h.old_start)
         if h.old() == h.new():
             problems.append(at + ": changes nothing")
-        if not any(is_code_line(t) for t in h.old()):
+        if not any(is_code_line(t, marker) for t in h.old()):
             problems.append(at + ": no code line to anchor it (it only adds lines)")
         added = set(h.new())
         for tag, t in h.lines:
             if tag == " ":
                 problems.append(at + ": has a context line (anchor on removed code lines): %r" % t)
-            if tag == "-" and is_comment_line(t):
+            if tag == "-" and is_comment_line(t, marker):
                 problems.append(at + ": removes a comment line: %r" % t)
-            if tag == "-" and comment_start(t) >= 0 and t in added:
+            if tag == "-" and comment_start(t, marker) >= 0 and t in added:
                 problems.append(at + ": its anchor carries a comment: %r" % t)
     return problems
 
@@ -345,6 +358,7 @@ def make_diff(path, old_text, new_text):
     EditError on a change that removes or rewrites a comment line of the
     reference, and where no anchor exists (a change between comments or blank
     lines only)."""
+    marker = comment_marker(path)
     a = old_text.split("\n")
     b = new_text.split("\n")
     ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
@@ -355,15 +369,15 @@ def make_diff(path, old_text, new_text):
     for op in ops:
         _, i1, i2, _, _ = op
         for i in range(i1, i2):
-            if is_comment_line(a[i]):
+            if is_comment_line(a[i], marker):
                 raise EditError("%s: the change rewrites the reference comment at line %d (%r): "
                                 "keep it and add a comment line of your own" %
                                 (path, i + 1, a[i].strip()))
         s, e = i1, i2
-        while not any(is_code_line(t) for t in a[s:e]) or count_block(a, a[s:e]) != 1:
-            if s > 0 and is_clean_code_line(a[s - 1]):
+        while not any(is_code_line(t, marker) for t in a[s:e]) or count_block(a, a[s:e]) != 1:
+            if s > 0 and is_clean_code_line(a[s - 1], marker):
                 s -= 1
-            elif e < len(a) and is_clean_code_line(a[e]):
+            elif e < len(a) and is_clean_code_line(a[e], marker):
                 e += 1
             else:
                 raise EditError("%s: the change at line %d has no comment-free code line "
@@ -410,7 +424,7 @@ def check_all(clauses=None):
         seen.add(name)
         keys = VARIANT_KEYS if what == "variant" else MUTANT_KEYS.get(e.get("kind"))
         if keys is None:
-            problems.append(where + ": kind must be L2, L3 or runtime")
+            problems.append(where + ": kind must be one of %s" % ", ".join(sorted(MUTANT_KEYS)))
             continue
         optional = OPTIONAL_KEYS | (VARIANT_OPTIONAL_KEYS if what == "variant" else set())
         if not keys <= set(e) <= keys | optional:
@@ -456,7 +470,7 @@ def check_all(clauses=None):
                     continue
                 with open(target, encoding="utf-8") as f:
                     original = f.read()
-                problems += lint_hunks(hunks, "%s: %s" % (path, target))
+                problems += lint_hunks(hunks, "%s: %s" % (path, target), comment_marker(target))
                 try:
                     apply_hunks(original, hunks, "%s: %s" % (path, target))
                 except EditError as err:
@@ -497,16 +511,19 @@ def _table(head, rows):
 def generated_blocks():
     """{marker name: generated markdown lines}."""
     ms = mutants()
-    count = {k: sum(1 for m in ms if m["kind"] == k) for k in ("L2", "L3", "runtime")}
+    count = {k: sum(1 for m in ms if m["kind"] == k) for k in MUTANT_KEYS}
     coherent = [m for m in ms if m.get("coherence")]
     return {
-        "mutant-count": ["%d L2, %d L3 and %d runtime mutants; %d of them are certified under "
-                         "an adversarial cache policy (conformance/coherence)." %
-                         (count["L2"], count["L3"], count["runtime"], len(coherent))],
+        "mutant-count": ["%d L2, %d L3, %d runtime and %d Python L3 mutants; %d of them are "
+                         "certified under an adversarial cache policy (conformance/coherence)." %
+                         (count["L2"], count["L3"], count["runtime"], count["python-L3"],
+                          len(coherent))],
         "l2-mutants": _table("| mutant | defect | must FAIL |", _mutant_rows("L2")),
         "l3-mutants": _table("| L3 mutant | defect | must FAIL |", _mutant_rows("L3")),
         "runtime-mutants": _table("| runtime mutant | defect | must FAIL |",
                                   _mutant_rows("runtime")),
+        "python-l3-mutants": _table("| Python L3 mutant | defect | must FAIL |",
+                                    _mutant_rows("python-L3")),
         "coherence-mutants": _table(
             "| mutant | defect | sections | must FAIL |",
             ["| %s | %s | %s | %s |" % (m["name"], _cell(m["description"]),

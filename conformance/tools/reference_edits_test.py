@@ -15,17 +15,17 @@ CATALOGUE = "conformance/clauses.json"
 PATCH = shutil.which("patch")
 
 
-def reword_comments(text):
+def reword_comments(text, marker="//"):
     """`text` with every comment line reworded, and a line added before each
     comment block, so every later line moves."""
     out = []
     previous_comment = False
     for n, line in enumerate(text.split("\n")):
-        if R.is_comment_line(line):
+        if R.is_comment_line(line, marker):
             indent = line[:len(line) - len(line.lstrip())]
             if not previous_comment:
-                out.append(indent + "// a comment added above the block")
-            out.append(indent + "// reworded comment %d" % n)
+                out.append(indent + marker + " a comment added above the block")
+            out.append(indent + marker + " reworded comment %d" % n)
             previous_comment = True
         else:
             out.append(line)
@@ -33,8 +33,8 @@ def reword_comments(text):
     return "\n".join(out)
 
 
-def code_lines(text):
-    return [line for line in text.split("\n") if not R.is_comment_line(line)]
+def code_lines(text, marker="//"):
+    return [line for line in text.split("\n") if not R.is_comment_line(line, marker)]
 
 
 class TreeTest(unittest.TestCase):
@@ -91,7 +91,7 @@ class TreeTest(unittest.TestCase):
                             original = f.read()
                         os.makedirs(os.path.join(tmp, os.path.dirname(target)), exist_ok=True)
                         with open(os.path.join(tmp, target), "w", encoding="utf-8") as f:
-                            f.write(reword_comments(original))
+                            f.write(reword_comments(original, R.comment_marker(target)))
                     with open(path, encoding="utf-8") as diff:
                         run = subprocess.run(
                             [PATCH, "--batch", "--forward", "--fuzz=0", "--no-backup-if-mismatch",
@@ -104,7 +104,8 @@ class TreeTest(unittest.TestCase):
                             expected = R.apply_hunks(f.read(), hunks, target)
                         with open(os.path.join(tmp, target), encoding="utf-8") as f:
                             got = f.read()
-                        self.assertEqual(code_lines(got), code_lines(expected),
+                        marker = R.comment_marker(target)
+                        self.assertEqual(code_lines(got, marker), code_lines(expected, marker),
                                          "%s: %s" % (path, target))
                         checked += 1
         self.assertGreater(checked, 80)
@@ -205,6 +206,16 @@ class TablesTest(unittest.TestCase):
             R.regenerate("<!-- generated: t -->\nrow", {"t": []}, "doc")
         with self.assertRaisesRegex(R.EditError, "unknown generated block"):
             R.regenerate("<!-- generated: u -->\n<!-- end generated -->", {"t": []}, "doc")
+
+    def test_python_files_anchor_on_code_under_their_own_comments(self):
+        original = "def f(a):\n    # Says why.\n    return a + 1\n"
+        new = "def f(a):\n    # Says why.\n    return a + 2\n"
+        diff = R.make_diff("examples/python_l3/x.py", original, new)
+        hunks = R.parse_diff(diff)["examples/python_l3/x.py"]
+        self.assertEqual(R.lint_hunks(hunks, "x", "#"), [], diff)
+        self.assertEqual(R.apply_hunks(original, hunks, "x"), new)
+        with self.assertRaisesRegex(R.EditError, "rewrites the reference comment"):
+            R.make_diff("examples/python_l3/x.py", original, original.replace("why", "how"))
 
     def test_every_mutant_and_variant_is_in_a_generated_table(self):
         blocks = R.generated_blocks()
