@@ -3,8 +3,9 @@
 // order, one that writes garbage, one that speaks another version. Each
 // protocol failure must be exactly one test failure naming the test, the
 // last request and the testee's stderr; afterwards every call answers
-// FAILED at once, and nothing hangs. And one well-behaved testee on the
-// python surface that cannot tell error kinds.
+// FAILED at once, and nothing hangs. A testee whose surface is not the one
+// its certification was built for is refused. And one well-behaved testee on
+// the python surface that cannot tell error kinds.
 #include <cstdlib>
 #include <string>
 
@@ -19,7 +20,11 @@ namespace {
 
 class DriverErrors : public ::testing::Test {
  protected:
-  void SetUp() override { VirtualClock::reset(); }
+  void SetUp() override {
+    VirtualClock::reset();
+    unsetenv("SPSQ_TESTEE_SURFACE");
+  }
+  void TearDown() override { unsetenv("SPSQ_TESTEE_SURFACE"); }
 
   // Opens a queue on `script`, with the frame bound at one second, and
   // returns the one failure it must have produced.
@@ -99,6 +104,17 @@ TEST_F(DriverErrors, AnotherProtocolVersionIsRefused) {
   const std::string m = OpenFails("wrong_version.py");
   EXPECT_NE(m.find("AnotherProtocolVersionIsRefused"), std::string::npos) << m;
   EXPECT_NE(m.find("speaks protocol version 2; this harness speaks version 1 only"),
+            std::string::npos) << m;
+  ExpectDeadQuietly();
+}
+
+TEST_F(DriverErrors, ASurfaceOtherThanTheCertificationsIsRefused) {
+  // A certification built for the C++ surface runs stages a python-surface
+  // testee is not judged by: the hello must agree with it.
+  setenv("SPSQ_TESTEE_SURFACE", "cpp", 1);
+  const std::string m = OpenFails("python_surface.py");
+  EXPECT_NE(m.find("ASurfaceOtherThanTheCertificationsIsRefused"), std::string::npos) << m;
+  EXPECT_NE(m.find("declares surface \"python\" but its certification was built for \"cpp\""),
             std::string::npos) << m;
   ExpectDeadQuietly();
 }
