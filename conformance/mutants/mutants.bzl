@@ -41,45 +41,17 @@ def mutant_endpoint(name):
 
 def spsq_mutant_entry(m):
     """Builds and certifies the mutant of one entry of MUTANTS, by its kind."""
-    if m["kind"] == "L2":
-        spsq_mutant(
-            name = m["name"],
-            diff = m["diff"],
-            expect_fail = m["expect_fail"],
-            sections = m["sections"],
-            max_inflight = m["max_inflight"],
-            description = m["description"],
-            coherence = m["coherence"],
-        )
-    elif m["kind"] == "L3":
-        spsq_l3_mutant(
-            name = m["name"],
-            diff = m["diff"],
-            engine_diff = m["engine_diff"],
-            expect_fail = m["expect_fail"],
-            sections = m["sections"],
-            description = m["description"],
-            coherence = m["coherence"],
-        )
-    elif m["kind"] == "runtime":
-        spsq_runtime_mutant(
-            name = m["name"],
-            diff = m["diff"],
-            expect_fail = m["expect_fail"],
-            sections = m["sections"],
-            description = m["description"],
-        )
-    elif m["kind"] == "python-L3":
-        spsq_python_l3_mutant(
-            name = m["name"],
-            diff = m["diff"],
-            expect_fail = m["expect_fail"],
-            sections = m["sections"],
-            description = m["description"],
-        )
-    else:
+    common = ["diff", "expect_fail", "sections", "description"]
+    macro, keys = {
+        "L2": (spsq_mutant, common + ["max_inflight", "coherence"]),
+        "L3": (spsq_l3_mutant, common + ["engine_diff", "coherence"]),
+        "runtime": (spsq_runtime_mutant, common),
+        "python-L3": (spsq_python_l3_mutant, common),
+    }.get(m["kind"], (None, None))
+    if not macro:
         fail("mutant %s: kind must be L2, L3, runtime or python-L3, not %s" %
              (m["name"], m["kind"]))
+    macro(name = m["name"], **{k: m[k] for k in keys})
 
 def spsq_mutant(name, diff, expect_fail, sections, max_inflight = [1], description = "",
                 coherence = None):
