@@ -22,10 +22,10 @@
 #include <memory>
 #include <vector>
 
-#include "conformance/driver/driver_l3_adapter.h"
-#include "conformance/harness/queue_region.h"
-#include "conformance/harness/scripted_l2.h"
-#include "conformance/harness/virtual_clock.h"
+#include "certify/driver/driver_l3_adapter.h"
+#include "testkit/queue_region.h"
+#include "testkit/scripted_l2.h"
+#include "testkit/virtual_clock.h"
 
 namespace {
 

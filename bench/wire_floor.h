@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "bench/aligned_buffer.h"
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 
 namespace spsq_bench {
 namespace wire_floor {
@@ -210,7 +210,7 @@ class Region {
   AlignedBuffer counters_;
 };
 
-// The floor's queue: the counter-wrap runs' shape (conformance/harness/
+// The floor's queue: the counter-wrap runs' shape (testkit/
 // lean_wrap_driver.h): depth 1024, 64-byte arenas, zero-byte DATA.
 inline constexpr uint64_t kDepth = 1024;
 inline constexpr uint64_t kArenaBytes = 64;

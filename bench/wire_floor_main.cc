@@ -14,7 +14,7 @@
 #include <string>
 
 #include "bench/wire_floor.h"
-#include "conformance/harness/thread_cpu_time.h"
+#include "testkit/thread_cpu_time.h"
 
 namespace {
 

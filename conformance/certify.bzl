@@ -83,7 +83,7 @@ ONCE_SECTIONS = ["wrap"]
 # Every section of the L3 suite: each is one library, //conformance/l3:<section>_suite.
 L3_SUITE_SECTIONS = SPEC_SECTIONS + ["l3_interop"] + ONCE_SECTIONS
 
-# The stages beyond the suite that one build holds (conformance/tools/stages.py):
+# The stages beyond the suite that one build holds (certify/runner/stages.py):
 # the corpus replay of the harnesses, the interleaving explorer and the
 # stress binaries (plain; tools/certify adds their TSan build and libFuzzer).
 # Every stage binary is defined for every certification, tagged manual (a
@@ -257,13 +257,13 @@ def spsq_l2_certification(
       size: size of the report test.
       testonly: mark generated libraries testonly (for testonly deps).
       depth: the report test's depth when SPSQ_CERT_DEPTH does not say:
-        quick, standard or deep (conformance/tools/stages.py).
+        quick, standard or deep (certify/runner/stages.py).
       stages: the stages beyond the suite the report test runs (of
         L2_STAGES); tools/certify builds and runs the rest.
       env: environment of the report test (which its suite binaries
         inherit) and of the individual suite tests, e.g.
         {"SPSQ_COHERENCE": "adversarial"} to run the suite on a non-coherent
-        payload (conformance/coherence/README.md).
+        payload (testkit/coherence/README.md).
     """
     suite_copts = copts + _system_include_copts(system_includes)
     if not warnings_as_errors:
@@ -288,7 +288,7 @@ def spsq_l2_certification(
             ":" + cfg + "_config",
             ":" + name + "_contract_ok",
             "//conformance/l2:l2_headers",
-            "//conformance/harness",
+            "//testkit:harness",
             "@gtest//:gtest",
         ]
         if n == max_inflight[0]:
@@ -301,7 +301,7 @@ def spsq_l2_certification(
                 deps = [
                     ":" + cfg + "_config",
                     "//conformance/l2:endpoint_access",
-                    "//conformance/harness",
+                    "//testkit:harness",
                 ],
                 tags = tags,
                 testonly = testonly,
@@ -397,7 +397,7 @@ def spsq_l2_certification(
                 if section == "own_view":
                     # The non-coherent model observes which lines a write flushed.
                     section_deps = section_deps + [
-                        "//conformance/coherence:model",
+                        "//testkit/coherence:model",
                         "//conformance/l2:own_view",
                     ]
             kwargs = dict(
@@ -431,8 +431,8 @@ def spsq_l2_certification(
                     features = features,
                     deps = [
                         ":" + cfg + "_config",
-                        "//conformance/harness:clauses",
-                        "//conformance/harness:region_memory",
+                        "//testkit:clauses",
+                        "//testkit:region_memory",
                         "//conformance/l2:endpoint_access",
                         "//conformance/l2:own_view",
                         "@gtest//:gtest_main",
@@ -686,7 +686,7 @@ def _report_test(
     native.sh_test(
         name = name,
         size = size,
-        srcs = ["//conformance/tools:certify.sh"],
+        srcs = ["//certify/runner:certify.sh"],
         args = args,
         data = [":" + t for _, _, t in binaries if t not in plain_only + not_asan] + select({
             "//conformance:sanitized_asan": [],
@@ -699,7 +699,7 @@ def _report_test(
             "//conformance:clauses.json",
             "//conformance:README.md",
             "//conformance:clause_sources",
-            "//conformance/tools:certify_run",
+            "//certify/runner:certify_run",
         ],
         # Unsandboxed so the report also lands in the workspace's
         # bazel-certification/<name>/ under bazel test.
@@ -829,7 +829,7 @@ def spsq_l3_certification(
       implementation: a human-readable identity.
       testee: in place of adapter_deps, an executable target that speaks the
         testee driver protocol (testee/PROTOCOL.md): the queue runs in that
-        process, the suite drives it through //conformance/driver. Every
+        process, the suite drives it through //certify/driver. Every
         suite and stage binary gets SPSQ_TESTEE; the wrap alone is UNTESTED,
         with its reason.
       testee_command: the same for a testee built outside Bazel: its command
@@ -850,12 +850,12 @@ def spsq_l3_certification(
         mode opt, run only by the report test; default: the counter wrap
         (2^32 + 2048 messages per direction through the adapter).
       expect_fail: clause IDs that must come out FAIL (an L3 mutant's
-        certification, //conformance/mutants); then nothing is required to
+        certification, //selftest/mutants); then nothing is required to
         PASS.
       allow_untested: clauses that may stay UNTESTED (W.CTR.3 when
         once_sections builds no counter wrap).
       expected_verdicts: a JSON file of the verdicts the certification must
-        come out with (a legal variant's, //conformance/variants).
+        come out with (a legal variant's, //selftest/variants).
       tags: tags for every generated target.
       size: size of the report test (the wrap runs for minutes).
       depth: the report test's depth when SPSQ_CERT_DEPTH does not say.
@@ -866,7 +866,7 @@ def spsq_l3_certification(
         against a concurrent wire-level L2, TSan under --config=tsan).
       testonly: for certifications of testonly adapters (mutants).
       env: environment of the report test, which its suite binaries inherit
-        (e.g. {"SPSQ_COHERENCE": "adversarial"}: conformance/coherence).
+        (e.g. {"SPSQ_COHERENCE": "adversarial"}: testkit/coherence).
       individual_tests: each section is also a cc_test of its own (False
         for mutants: their sections are meant to fail, only the report test
         judges them).
@@ -889,7 +889,7 @@ def spsq_l3_certification(
     if testee or testee_command:
         if adapter_deps or (testee and testee_command):
             fail("give one of adapter_deps, testee and testee_command")
-        adapter_deps = ["//conformance/driver:driver_l3_adapter"]
+        adapter_deps = ["//certify/driver:driver_l3_adapter"]
         testee_data = [testee] if testee else []
         env = dict(env, SPSQ_TESTEE = "$(rootpath %s)" % testee if testee else testee_command,
                    SPSQ_TESTEE_SURFACE = testee_surface)
@@ -1093,9 +1093,9 @@ def spsq_runtime_certification(
             srcs = ["//conformance/runtime:%s_test.cc" % section],
             deps = [
                 orchestrator,
-                "//conformance/coherence:runtime_caches_from_env",
+                "//testkit/coherence:runtime_caches_from_env",
                 "//conformance/runtime:runtime_headers",
-                "//conformance/harness",
+                "//testkit:harness",
                 "@gtest//:gtest_main",
             ],
             tags = tags,

@@ -3,7 +3,7 @@
 core/BUILD compiles //core:wire, //core:region_view_types and //core:endpoint
 from these lists; the reference certification hashes them into its package
 (//core:reference_files); mutants and legal variants copy and edit them
-(//conformance:edited_reference.bzl). //core:reference_files_test fails when a
+(//selftest:edited_reference.bzl). //core:reference_files_test fails when a
 file under common/ or aicpu/, or any source file //core:endpoint compiles, is
 not listed here.
 """

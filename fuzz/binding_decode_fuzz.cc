@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "common/spsq_wire.h"
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 #include "fuzz/fuzz_bytes.h"
 #include "fuzz/fuzz_check.h"
 

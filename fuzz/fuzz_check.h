@@ -16,7 +16,7 @@
 // OPEN.* or AMB.* clause with readings) the implementation took, where the
 // harness accepts several. It never aborts; the line, printed once per
 // process for each clause and reading, is the stage protocol every stage
-// shares (conformance/tools/stages.py turns it into that clause's reading):
+// shares (certify/runner/stages.py turns it into that clause's reading):
 //
 //   spsq-reading: AMB.WAITFALSE=B at fuzz/l2_stream_fuzz.cc:660: <detail>
 #ifndef SPSQ_FUZZ_FUZZ_CHECK_H_

@@ -18,7 +18,7 @@
 // enums are template parameters used through the members and numbers the
 // contract gives them, and span() converts to any {base, logical_bytes}
 // struct. It stays this lean (fixed logs, no shadow memory, no fault plan)
-// because it runs on every fuzz step: conformance/harness's HarnessView
+// because it runs on every fuzz step: testkit's HarnessView
 // records far more per call than a fuzzer can afford.
 #ifndef SPSQ_FUZZ_FUZZ_VIEW_H_
 #define SPSQ_FUZZ_FUZZ_VIEW_H_
@@ -28,7 +28,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "conformance/model/view_parts.h"
+#include "model/view_parts.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_memory.h"
 #include "fuzz/fuzz_time.h"

@@ -45,7 +45,7 @@ def spsq_l2_stream_harness(name, config, copts = [], features = [], tags = [], t
         deps = [
             config,
             "//conformance/l2:endpoint_access",
-            "//conformance/model:wire_model",
+            "//model:wire_model",
             "//fuzz:l2_stream_support",
         ],
         alwayslink = True,

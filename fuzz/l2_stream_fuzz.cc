@@ -34,7 +34,7 @@
 #include <memory>
 #include <vector>
 
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 #include "fuzz/fuzz_bytes.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_memory.h"

@@ -40,15 +40,15 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/access_log.h"
-#include "conformance/harness/fault_plan.h"
-#include "conformance/harness/harness_view.h"
-#include "conformance/harness/layout_fields.h"
-#include "conformance/harness/region_memory.h"
-#include "conformance/harness/virtual_clock.h"
+#include "testkit/access_log.h"
+#include "testkit/fault_plan.h"
+#include "testkit/harness_view.h"
+#include "testkit/layout_fields.h"
+#include "testkit/region_memory.h"
+#include "testkit/virtual_clock.h"
 #include "conformance/l3/l3_adapter.h"
-#include "conformance/model/view_parts.h"
-#include "conformance/model/wire_model.h"
+#include "model/view_parts.h"
+#include "model/wire_model.h"
 #include "fuzz/fuzz_bytes.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/hostile_peer.h"

@@ -8,13 +8,13 @@
 
 #include <cstdint>
 
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 #include "fuzz/fuzz_check.h"
 
 namespace spsq_fuzz {
 
 // Constants, descriptor bytes and counter reconstruction are the suite's
-// model's (conformance/model/wire_model.h), under their names there.
+// model's (model/wire_model.h), under their names there.
 namespace wire = spsq_conf::wire;
 
 struct ModelLayout {

@@ -7,7 +7,7 @@ so=$1
 test_py=$2
 shift 2
 here=$(dirname "$0")
-export PYTHONPATH="$(dirname "$so"):$here"
+export PYTHONPATH="$(dirname "$so"):$here${PYTHONPATH:+:$PYTHONPATH}"
 # No bytecode beside the sources, unless the caller gave it a place of its own.
 if [ -z "${PYTHONPYCACHEPREFIX:-}" ]; then export PYTHONDONTWRITEBYTECODE=1; fi
 # A sanitizer build of the extension needs its runtime loaded before the

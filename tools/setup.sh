@@ -6,7 +6,7 @@ packages=(
   bazel-bootstrap bazel-bootstrap-source g++ clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev afl++ libboost-dev
   libreaderwriterqueue-dev pybind11-dev python3-dev python3
-  patch  # applies the mutant and variant diffs (conformance/edited_reference.bzl)
+  patch  # applies the mutant and variant diffs (selftest/edited_reference.bzl)
   chromium  # the browser test of report.html
   llvm-14  # llvm-profdata and llvm-cov: tools/certify --coverage
 )

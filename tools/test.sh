@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
+# The repository's dependencies run one way (tools/layering.py).
+python3 tools/layering.py
 exec bazel test //... "$@"

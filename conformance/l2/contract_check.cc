@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "conformance/harness/harness_view.h"
+#include "testkit/harness_view.h"
 #include "spsq_cert/config.h"
 
 namespace spsq_conf {

@@ -23,7 +23,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "conformance/harness/layout_fields.h"
+#include "testkit/layout_fields.h"
 
 namespace spsq_conf {
 namespace detail {

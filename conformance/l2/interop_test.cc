@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/clauses.h"
+#include "testkit/clauses.h"
 #include "gtest/gtest.h"
 #include "runtime/orchestrator.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/reading_vote.h"
+#include "testkit/reading_vote.h"
 #include "conformance/l2/l2_fixture.h"
 
 namespace spsq_conf {

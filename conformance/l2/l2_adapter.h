@@ -21,8 +21,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "conformance/harness/harness_view.h"
-#include "conformance/harness/virtual_clock.h"
+#include "testkit/harness_view.h"
+#include "testkit/virtual_clock.h"
 #include "conformance/l2/endpoint_access.h"
 #include "conformance/l2/l2_endpoint.h"
 

@@ -21,9 +21,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "conformance/harness/harness_view.h"
-#include "conformance/harness/layout_fields.h"
-#include "conformance/model/wire_model.h"
+#include "testkit/harness_view.h"
+#include "testkit/layout_fields.h"
+#include "model/wire_model.h"
 
 namespace spsq_conf {
 

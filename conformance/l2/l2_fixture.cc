@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "conformance/model/region_decoder.h"
+#include "model/region_decoder.h"
 
 namespace spsq_conf {
 Binding Queue::binding() const {

@@ -22,16 +22,16 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/access_log.h"
-#include "conformance/harness/clauses.h"
-#include "conformance/harness/fault_plan.h"
-#include "conformance/harness/harness_view.h"
-#include "conformance/harness/queue_region.h"
-#include "conformance/harness/region_memory.h"
-#include "conformance/harness/scripted_l3.h"
-#include "conformance/harness/virtual_clock.h"
+#include "testkit/access_log.h"
+#include "testkit/clauses.h"
+#include "testkit/fault_plan.h"
+#include "testkit/harness_view.h"
+#include "testkit/queue_region.h"
+#include "testkit/region_memory.h"
+#include "testkit/scripted_l3.h"
+#include "testkit/virtual_clock.h"
 #include "conformance/l2/l2_endpoint.h"
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 #include "gtest/gtest.h"
 
 namespace spsq_conf {

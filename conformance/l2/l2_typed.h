@@ -16,7 +16,7 @@
 
 #include "conformance/l2/l2_adapter.h"  // first: the certification's config
 
-#include "conformance/harness/virtual_clock.h"
+#include "testkit/virtual_clock.h"
 #include "conformance/l2/l2_fixture.h"
 #include "spsq_cert/contract_ok.h"
 

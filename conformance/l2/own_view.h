@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "conformance/harness/region_memory.h"
+#include "testkit/region_memory.h"
 #include "gtest/gtest.h"
 
 namespace spsq_own_view_absent {

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "conformance/harness/clauses.h"
-#include "conformance/harness/region_memory.h"
+#include "testkit/clauses.h"
+#include "testkit/region_memory.h"
 #include "conformance/l2/own_view.h"  // last: see its header comment
 
 #if defined(__SANITIZE_THREAD__)

@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "conformance/coherence/coherent_memory.h"
-#include "conformance/harness/clauses.h"
-#include "conformance/harness/region_memory.h"
-#include "conformance/harness/virtual_clock.h"
+#include "testkit/coherence/coherent_memory.h"
+#include "testkit/clauses.h"
+#include "testkit/region_memory.h"
+#include "testkit/virtual_clock.h"
 #include "conformance/l2/l2_typed.h"
 #include "conformance/l2/view_cache_hooks.h"
 #include "conformance/l2/own_view.h"  // last: see its header comment

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "conformance/harness/loop_bound.h"
-#include "conformance/harness/publish_order.h"
+#include "testkit/loop_bound.h"
+#include "testkit/publish_order.h"
 #if SPSQ_L2_TYPED
 #include "conformance/l2/l2_typed.h"
 #include "conformance/l2/view_cache_hooks.h"

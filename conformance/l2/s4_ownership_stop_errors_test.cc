@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/loop_bound.h"
+#include "testkit/loop_bound.h"
 #include "conformance/l2/l2_fixture.h"
 
 namespace spsq_conf {

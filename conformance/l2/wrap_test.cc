@@ -14,8 +14,8 @@
 #include <memory>
 #include <string>
 
-#include "conformance/harness/lean_view.h"
-#include "conformance/harness/lean_wrap_driver.h"
+#include "testkit/lean_view.h"
+#include "testkit/lean_wrap_driver.h"
 #include "conformance/l2/l2_typed.h"
 
 namespace spsq_conf {

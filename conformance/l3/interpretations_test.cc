@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/reading_vote.h"
+#include "testkit/reading_vote.h"
 #include "conformance/l3/l3_fixture.h"
 
 namespace spsq_conf {

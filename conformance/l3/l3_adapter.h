@@ -22,8 +22,8 @@
 #include <memory>
 #include <string>
 
-#include "conformance/harness/harness_view.h"
-#include "conformance/harness/layout_fields.h"
+#include "testkit/harness_view.h"
+#include "testkit/layout_fields.h"
 
 namespace spsq_conf {
 
@@ -126,7 +126,7 @@ class L3Adapter {
   // Optional, for the counter wrap alone (wrap_test.cc: 2^33 calls of
   // try_enqueue and try_dequeue_into): a fresh adapter of the same
   // implementation whose open() binds onto LeanView(view)
-  // (conformance/harness/lean_view.h), which checks, inline, what the
+  // (testkit/lean_view.h), which checks, inline, what the
   // harness view checks in lean mode, and refuses an Add. nullptr (the
   // default): the wrap runs on open() over `view` in lean mode, as every
   // adapter can.

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/clauses.h"
-#include "conformance/harness/queue_region.h"
-#include "conformance/harness/scripted_l2.h"
-#include "conformance/harness/virtual_clock.h"
-#include "conformance/model/wire_model.h"
+#include "testkit/clauses.h"
+#include "testkit/queue_region.h"
+#include "testkit/scripted_l2.h"
+#include "testkit/virtual_clock.h"
+#include "model/wire_model.h"
 #include "conformance/l3/l3_adapter.h"
 #include "gtest/gtest.h"
 

@@ -11,7 +11,7 @@
 
 #include "aicpu/region_instance_view.h"
 #include "common/region_template.h"
-#include "conformance/harness/loop_bound.h"
+#include "testkit/loop_bound.h"
 #include "conformance/l3/l3_fixture.h"
 
 namespace spsq_conf {

@@ -16,7 +16,7 @@
 #include <type_traits>
 
 #include "common/spsq_binding.h"
-#include "conformance/harness/lean_view.h"
+#include "testkit/lean_view.h"
 #include "conformance/l3/l3_adapter.h"
 #include "l3/unsigned_timeout.h"
 #include "l3/worker_chip_queue.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/loop_bound.h"
-#include "conformance/harness/publish_order.h"
+#include "testkit/loop_bound.h"
+#include "testkit/publish_order.h"
 #include "conformance/l3/l3_fixture.h"
 
 namespace spsq_conf {

@@ -15,11 +15,11 @@
 #include <string>
 #include <utility>
 
-#include "conformance/harness/clauses.h"
-#include "conformance/harness/lean_wrap_driver.h"
-#include "conformance/harness/queue_region.h"
-#include "conformance/harness/virtual_clock.h"
-#include "conformance/model/wire_model.h"
+#include "testkit/clauses.h"
+#include "testkit/lean_wrap_driver.h"
+#include "testkit/queue_region.h"
+#include "testkit/virtual_clock.h"
+#include "model/wire_model.h"
 #include "conformance/l3/l3_adapter.h"
 #include "gtest/gtest.h"
 

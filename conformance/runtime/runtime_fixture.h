@@ -17,7 +17,7 @@
 
 #include "aicpu/region_instance_view.h"
 #include "common/region_template.h"
-#include "conformance/harness/clauses.h"
+#include "testkit/clauses.h"
 #include "conformance/l2/endpoint_access.h"
 #include "gtest/gtest.h"
 #include "runtime/orchestrator.h"

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 #include "conformance/runtime/runtime_fixture.h"
 
 namespace spsq_conf {

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "conformance/harness/clauses.h"
+#include "testkit/clauses.h"
 #include "gtest/gtest.h"
 
 namespace spsq_conf {

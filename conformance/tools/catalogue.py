@@ -461,7 +461,7 @@ SUITE_ROLES = (
     ("conformance/l2/", "L2", True),
     ("conformance/l3/", "L3", True),
     ("conformance/runtime/", "runtime", False),
-    ("python/tests/", "python", False),
+    ("conformance/python/", "python", False),
 )
 
 

@@ -239,10 +239,10 @@ class PlacementTest(unittest.TestCase):
         # A Python test naming an L3 clause the L3 suite judges is placed;
         # naming one that no certification judges is not.
         self.assertEqual(C.misplaced_tokens(self.CLAUSES, {
-            "S1.Q.1": ["python/tests/a_test.py", "conformance/l3/a_test.cc"],
-            "S1.P.1": ["python/tests/a_test.py"]}), [])
-        self.assertEqual(C.misplaced_tokens(self.CLAUSES, {"S1.Q.1": ["python/tests/a_test.py"]}),
-                         [("S1.Q.1", "python/tests/a_test.py", "python")])
+            "S1.Q.1": ["conformance/python/a_test.py", "conformance/l3/a_test.cc"],
+            "S1.P.1": ["conformance/python/a_test.py"]}), [])
+        self.assertEqual(C.misplaced_tokens(self.CLAUSES, {"S1.Q.1": ["conformance/python/a_test.py"]}),
+                         [("S1.Q.1", "conformance/python/a_test.py", "python")])
         self.assertEqual(C.misplaced_tokens(self.CLAUSES, {
             "W.V.2/l3": ["conformance/runtime/a_test.cc"]}),
             [("W.V.2/l3", "conformance/runtime/a_test.cc", "runtime")])

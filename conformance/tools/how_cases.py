@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import catalogue  # noqa: E402
 
 # Where the gate looks for declarations (the clause_sources filegroups).
-SOURCE_DIRS = ("conformance/harness", "conformance/l2", "conformance/l3",
+SOURCE_DIRS = ("testkit", "conformance/l2", "conformance/l3",
                "conformance/runtime", "python")
 SOURCE_SUFFIXES = (".cc", ".h", ".py", ".sh")
 

@@ -1,8 +1,8 @@
 """The reference L3 queue's files, relative to core/l3/: the one list.
 
 core/l3/BUILD compiles //core/l3:worker_chip_queue from it; L3 mutants copy and
-edit these files (//conformance/mutants:mutants.bzl, through
-//conformance:edited_reference.bzl) and build them with the same deps.
+edit these files (//selftest/mutants:mutants.bzl, through
+//selftest:edited_reference.bzl) and build them with the same deps.
 """
 
 WORKER_CHIP_QUEUE_HDRS = [

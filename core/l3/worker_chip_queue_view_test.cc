@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "common/region_template.h"
-#include "conformance/harness/queue_region.h"
-#include "conformance/harness/virtual_clock.h"
-#include "conformance/model/wire_model.h"
+#include "testkit/queue_region.h"
+#include "testkit/virtual_clock.h"
+#include "model/wire_model.h"
 #include "gtest/gtest.h"
 #include "l3/worker_chip_queue.h"
 

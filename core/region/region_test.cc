@@ -99,7 +99,7 @@ TEST(RegionInstance, LastReferenceReclaimsPhysicalMemory) {
 }
 
 // A stand-in for a simulation's caches: each side's copy is a buffer of its
-// own (no bytes move here; conformance/coherence tests the real model).
+// own (no bytes move here; testkit/coherence tests the real model).
 struct FakeCaches {
   static inline std::vector<uint8_t> l2, l3;
   static inline uint64_t attached_dram = 0, detached_dram = 0;

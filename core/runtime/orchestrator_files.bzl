@@ -1,8 +1,8 @@
 """The reference runtime's Orchestrator library, relative to core/runtime/: the one list.
 
 core/runtime/BUILD compiles //core/runtime:orchestrator from it; runtime mutants
-copy and edit these files (//conformance/mutants:mutants.bzl, through
-//conformance:edited_reference.bzl) and build them with the same deps.
+copy and edit these files (//selftest/mutants:mutants.bzl, through
+//selftest:edited_reference.bzl) and build them with the same deps.
 """
 
 ORCHESTRATOR_SRCS = ["orchestrator.cc"]

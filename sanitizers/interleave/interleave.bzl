@@ -25,9 +25,9 @@ _SRCS = [
 ]
 
 _DEPS = [
-    "//conformance/harness:clauses",
+    "//testkit:clauses",
     "//conformance/l2:endpoint_access",
-    "//conformance/model:wire_model",
+    "//model:wire_model",
     "//sanitizers/interleave:scheduler",
     "@gtest//:gtest_main",
 ]

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "conformance/harness/clauses.h"
+#include "testkit/clauses.h"
 #include "gtest/gtest.h"
 #include "sanitizers/interleave/l2_scenarios.h"
 #include "spsq_cert/config.h"

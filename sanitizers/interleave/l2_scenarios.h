@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 #include "sanitizers/interleave/l3_peer.h"
 #include "sanitizers/interleave/sched_view.h"
 #include "sanitizers/interleave/scheduler.h"

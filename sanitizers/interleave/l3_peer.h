@@ -3,7 +3,7 @@
 // consumes the output direction through a RegionView-shaped view. The
 // explorer gives it a SchedView, so each of its shared accesses is a choice
 // point too; the stress tests give it a thread-safe view over real memory.
-// The layout comes from the suite's wire model (conformance/model).
+// The layout comes from the suite's wire model (model).
 #ifndef SPSQ_SANITIZERS_INTERLEAVE_L3_PEER_H_
 #define SPSQ_SANITIZERS_INTERLEAVE_L3_PEER_H_
 
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 
 namespace spsq_sched {
 

@@ -5,7 +5,7 @@
 // RegionWaitCmp, sample and span types, which the members accept generically.
 //
 // Visibility mode: the region's payload is a NonCoherentPayload
-// (conformance/coherence) under kAdversarial, so nothing moves on its own;
+// (testkit/coherence) under kAdversarial, so nothing moves on its own;
 // each view is one side's (the endpoint's L2, the peer's L3) and behaves as
 // the contract says a correct view does: read() invalidates the range before
 // lending it from the side's copy, write() copies into the side's copy and
@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "conformance/coherence/coherent_memory.h"
-#include "conformance/harness/side.h"
-#include "conformance/model/view_parts.h"
+#include "testkit/coherence/coherent_memory.h"
+#include "testkit/side.h"
+#include "model/view_parts.h"
 #include "sanitizers/interleave/scheduler.h"
 
 namespace spsq_sched {

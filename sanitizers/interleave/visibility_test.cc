@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance/harness/clauses.h"
+#include "testkit/clauses.h"
 #include "gtest/gtest.h"
 #include "sanitizers/interleave/l2_scenarios.h"
 #include "spsq_cert/config.h"

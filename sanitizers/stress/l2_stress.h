@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 #include "sanitizers/interleave/l3_peer.h"
 #include "sanitizers/stress/payload_check.h"
 #include "sanitizers/stress/shared_region.h"

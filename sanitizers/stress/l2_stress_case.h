@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "conformance/harness/clauses.h"
+#include "testkit/clauses.h"
 #include "gtest/gtest.h"
 #include "sanitizers/stress/l2_stress.h"
 

@@ -3,7 +3,7 @@
 // through its certification's L3Adapter (conformance/l3/l3_adapter.h), bound
 // onto the harness's QueueRegion with the HarnessView and the virtual clock,
 // as the L3 suite binds it. The peer is the suite's own ScriptedL2
-// (conformance/harness/scripted_l2.h, written from the spec): it validates
+// (testkit/scripted_l2.h, written from the spec): it validates
 // every input descriptor it takes (seq, opcode, the arena rule, no overwrite of
 // unreleased payload) and works on raw memory with acquire/release counters.
 //
@@ -41,10 +41,10 @@
 #include <utility>
 #include <vector>
 
-#include "conformance/harness/queue_region.h"
-#include "conformance/harness/scripted_l2.h"
+#include "testkit/queue_region.h"
+#include "testkit/scripted_l2.h"
 #include "conformance/l3/l3_adapter.h"
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 #include "sanitizers/stress/payload_check.h"
 #include "sanitizers/stress/shared_region.h"
 #include "sanitizers/stress/stress_plan.h"

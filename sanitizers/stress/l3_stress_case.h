@@ -13,8 +13,8 @@
 #include <set>
 #include <string>
 
-#include "conformance/harness/clauses.h"
-#include "conformance/harness/virtual_clock.h"
+#include "testkit/clauses.h"
+#include "testkit/virtual_clock.h"
 #include "gtest/gtest.h"
 #include "sanitizers/stress/l3_stress.h"
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 
 namespace spsq_stress {
 

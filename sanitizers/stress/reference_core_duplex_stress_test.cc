@@ -6,8 +6,8 @@
 #include <string>
 #include <thread>
 
-#include "conformance/harness/region_memory.h"
-#include "conformance/model/wire_model.h"
+#include "testkit/region_memory.h"
+#include "model/wire_model.h"
 #include "gtest/gtest.h"
 #include "sanitizers/stress/duplex_stress.h"
 #include "sanitizers/stress/stress_case.h"

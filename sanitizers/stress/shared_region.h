@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <new>
 
-#include "conformance/model/wire_model.h"
+#include "model/wire_model.h"
 
 namespace spsq_stress {
 

@@ -25,7 +25,7 @@ spsq_l3_stress_binaries(name, adapter_deps, tags = [], testonly = True)
   <name>_cross_process: the queue through its L3Adapter (`adapter_deps`
   defines spsq_conf::make_l3_adapter(), as for spsq_l3_certification), bound
   onto the harness's region with the HarnessView in lean mode, against the
-  suite's ScriptedL2 (conformance/harness/scripted_l2.h) on a second thread,
+  suite's ScriptedL2 (testkit/scripted_l2.h) on a second thread,
   or in a forked child sharing only the region's pages. Same traffic, checks
   and knobs as the L2 binaries; every test names its clauses (l3_stress.h,
   l3_stress_case.h).

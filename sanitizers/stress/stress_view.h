@@ -27,7 +27,7 @@
 #include <thread>
 #include <type_traits>
 
-#include "conformance/model/view_parts.h"
+#include "model/view_parts.h"
 
 namespace spsq_stress {
 

@@ -76,7 +76,7 @@ inline uint64_t now_ns() {
 }
 
 // What span() returns: converts to the implementation's {base, logical_bytes}.
-// The same shape as the harness's ViewSpan (conformance/model/view_parts.h),
+// The same shape as the harness's ViewSpan (model/view_parts.h),
 // written again on purpose: this library is imported by third parties and
 // depends on nothing of the harness.
 struct Span {

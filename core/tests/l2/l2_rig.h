@@ -13,10 +13,10 @@
 
 #include "common/spsc_queue_endpoint.h"
 #include "common/spsq_error.h"
-#include "conformance/harness/queue_region.h"
-#include "conformance/harness/scripted_l3.h"
-#include "conformance/harness/virtual_clock.h"
-#include "conformance/model/wire_model.h"
+#include "testkit/queue_region.h"
+#include "testkit/scripted_l3.h"
+#include "testkit/virtual_clock.h"
+#include "model/wire_model.h"
 #include "gtest/gtest.h"
 
 namespace spsq_l2_test {

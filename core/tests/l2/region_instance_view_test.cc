@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "conformance/harness/virtual_clock.h"
+#include "testkit/virtual_clock.h"
 #include "gtest/gtest.h"
 
 namespace spsq_l2_test {

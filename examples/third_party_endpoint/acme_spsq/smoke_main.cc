@@ -1,8 +1,8 @@
 // Self-check of the independent L2 endpoint without Bazel (not in BUILD):
 //
 //   g++ -std=c++17 -Wall -Wextra -Werror -O2 -pthread
-//       -I conformance/variants/independent/include
-//       conformance/variants/independent/smoke_main.cc -o /tmp/spsq_smoke
+//       -I selftest/variants/independent/include
+//       selftest/variants/independent/smoke_main.cc -o /tmp/spsq_smoke
 //   /tmp/spsq_smoke   (same with clang++-14)
 //
 // Maps the PAYLOAD and COUNTER parts between guard pages and plays the L3

@@ -1,0 +1,188 @@
+// The counter-wrap run (W.CTR.3) shared by the L2 and the L3 suites: 2^32 +
+// 2 * depth zero-byte DATA messages through one endpoint in each direction,
+// the harness playing the peer with plain memory stores and loads. Nothing is
+// recorded on this path, so the run is bounded by the endpoint's own speed.
+//
+// Each suite supplies only how its endpoint takes one message (the direction
+// it consumes) and puts one (the direction it produces); the peer's half, the
+// counter checks after every batch and the run's length live here.
+// SPSQ_WRAP_MESSAGES overrides the count (a quick local check: the test then
+// skips, leaving its clauses UNTESTED, unless something failed).
+#ifndef SPSQ_CONFORMANCE_HARNESS_LEAN_WRAP_DRIVER_H_
+#define SPSQ_CONFORMANCE_HARNESS_LEAN_WRAP_DRIVER_H_
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "testkit/queue_region.h"
+#include "testkit/region_memory.h"
+#include "testkit/thread_cpu_time.h"
+#include "model/wire_model.h"
+#include "gtest/gtest.h"
+
+// 2^33 instrumented queue operations take hours: sanitizer builds skip the
+// full run.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SPSQ_LEAN_WRAP_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SPSQ_LEAN_WRAP_SANITIZED 1
+#endif
+#endif
+
+namespace spsq_conf {
+namespace lean_wrap {
+
+// One queue per direction: a deep ring, small arenas (zero-byte messages),
+// no shadow copy, and a coherent payload whatever SPSQ_COHERENCE says: every
+// counter call would be a sync point, and 2^33 of them under kRandom (a scan
+// of the whole copy each) would not finish.
+inline QueueParams Params() {
+  QueueParams p;
+  p.depth = 1024;
+  p.input_arena = 64;
+  p.output_arena = 64;
+  p.shadow = false;
+  p.coherence_from_env = false;
+  return p;
+}
+
+inline uint64_t MessageCount(uint64_t depth) {
+  const char* env = std::getenv("SPSQ_WRAP_MESSAGES");
+  if (env != nullptr) return std::strtoull(env, nullptr, 0);
+  return (uint64_t{1} << 32) + 2 * depth;
+}
+
+// True when a sanitizer build is asked for the full run (then skipped).
+inline bool SkipFullRunUnderSanitizer() {
+#ifdef SPSQ_LEAN_WRAP_SANITIZED
+  return std::getenv("SPSQ_WRAP_MESSAGES") == nullptr;
+#else
+  return false;
+#endif
+}
+
+// One ring as the peer sees it.
+struct Ring {
+  bool input;  // the input ring (L3 produces) or the output ring (L2 produces)
+  uint64_t tail() const { return input ? wire::kInputTail : wire::kOutputTail; }
+  uint64_t head() const { return input ? wire::kInputHead : wire::kOutputHead; }
+  // The descriptor of logical index k: a mask, not Layout's modulo (a
+  // division per message); the region's depth is a power of two.
+  uint8_t* slot(RegionMemory& m, const wire::Layout& l, uint64_t k) const {
+    return m.payload() + (input ? l.input_ring : l.output_ring) +
+           (k & (l.depth - 1)) * wire::kDescriptorBytes;
+  }
+  const char* name() const { return input ? "input" : "output"; }
+};
+
+inline std::string Num(uint64_t v) { return std::to_string(v); }
+
+// The peer produces on `ring`: each batch is a ring of zero-byte DATA with
+// seq k+1.. and one tail update; the endpoint consumes each with
+// take(seq) ("" or what went wrong) and its head must then read
+// int32(uint32(k)). Returns "" or the first failure.
+template <class Take>
+std::string PeerProduces(RegionMemory& m, const wire::Layout& l, Ring ring, uint64_t total,
+                         Take take) {
+  for (uint64_t k = 0; k < total;) {
+    const uint64_t batch = total - k < l.depth ? total - k : l.depth;
+    // Field by field into the slot, bytes 8..31 then seq: a staged copy of a
+    // local descriptor would reload the seq just stored with a wider load,
+    // which stalls.
+    for (uint64_t i = 0; i < batch; ++i) {
+      uint8_t* slot = ring.slot(m, l, k + i);
+      wire::store_le64(slot + wire::kOpcodeAt, wire::kData);
+      wire::store_le64(slot + wire::kOffsetAt, 0);
+      wire::store_le64(slot + wire::kNbytesAt, 0);
+      wire::store_le64(slot + wire::kSeqAt, k + i + 1);
+    }
+    m.store_counter(ring.tail(), wire::low32(k + batch));
+    for (uint64_t i = 0; i < batch; ++i) {
+      const std::string e = take(k + i + 1);
+      if (!e.empty()) {
+        return std::string(ring.name()) + " message " + Num(k + i) + " (" + ring.name() +
+               " tail counter " + std::to_string(m.load_counter(ring.tail())) + "): " + e;
+      }
+    }
+    k += batch;
+    if (m.load_counter(ring.head()) != wire::low32(k)) {
+      return std::string(ring.name()) + " head " + std::to_string(m.load_counter(ring.head())) +
+             " after " + Num(k) + " messages, want int32(uint32(" + Num(k) + "))";
+    }
+  }
+  return "";
+}
+
+// The endpoint produces on `ring` with put(index) ("" or what went wrong)
+// until the ring is full; the peer checks the tail and every descriptor (seq,
+// zero-byte DATA) and releases the batch with one head update.
+template <class Put>
+std::string EndpointProduces(RegionMemory& m, const wire::Layout& l, Ring ring, uint64_t total,
+                             Put put) {
+  for (uint64_t k = 0; k < total;) {
+    const uint64_t batch = total - k < l.depth ? total - k : l.depth;
+    for (uint64_t i = 0; i < batch; ++i) {
+      const std::string e = put(k + i);
+      if (!e.empty()) {
+        return std::string(ring.name()) + " message " + Num(k + i) + " (" + ring.name() +
+               " head counter " + std::to_string(m.load_counter(ring.head())) + "): " + e;
+      }
+    }
+    k += batch;
+    if (m.load_counter(ring.tail()) != wire::low32(k)) {
+      return std::string(ring.name()) + " tail " + std::to_string(m.load_counter(ring.tail())) +
+             " after " + Num(k) + " messages, want int32(uint32(" + Num(k) + "))";
+    }
+    for (uint64_t j = k - batch; j < k; ++j) {
+      const wire::Descriptor d = wire::decode_descriptor(ring.slot(m, l, j));
+      if (d.seq != j + 1 || d.opcode != wire::kData || d.nbytes != 0 || d.offset != 0) {
+        return std::string(ring.name()) + " descriptor " + Num(j) + ": seq " + Num(d.seq) +
+               " opcode " + Num(d.opcode) + " offset " + Num(d.offset) + " nbytes " +
+               Num(d.nbytes) + ", want seq " + Num(j + 1) + " zero-byte DATA";
+      }
+    }
+    m.store_counter(ring.head(), wire::low32(k));  // the peer releases the batch
+  }
+  return "";
+}
+
+// The two directions are independent queues: one runs on a second thread.
+// Each thread's CPU time is recorded as cpu_ns.<ring> (the certification
+// report divides it by messages_per_direction and compares it with the wire
+// floor, bench/wire_floor.h); nothing is judged by it.
+template <class Consume, class Produce>
+void RunBoth(Ring consumed, Consume consume, Ring produced, Produce produce,
+             std::string* consume_error, std::string* produce_error) {
+  uint64_t consume_ns = 0;
+  std::thread t([&] {
+    const uint64_t start = thread_cpu_ns();
+    *consume_error = consume();
+    consume_ns = thread_cpu_ns() - start;
+  });
+  const uint64_t start = thread_cpu_ns();
+  *produce_error = produce();
+  const uint64_t produce_ns = thread_cpu_ns() - start;
+  t.join();
+  ::testing::Test::RecordProperty(std::string("cpu_ns.") + consumed.name(),
+                                  std::to_string(consume_ns));
+  ::testing::Test::RecordProperty(std::string("cpu_ns.") + produced.name(),
+                                  std::to_string(produce_ns));
+}
+
+// The end of the test: a run too short to cross 2^32 judges nothing about
+// the wrap, so it skips (its clauses UNTESTED) unless it already failed.
+inline void SkipIfShortened(uint64_t total, uint64_t depth) {
+  ::testing::Test::RecordProperty("messages_per_direction", std::to_string(total));
+  if (total < (uint64_t{1} << 32) + depth && !::testing::Test::HasFailure()) {
+    GTEST_SKIP() << "SPSQ_WRAP_MESSAGES=" << total
+                 << ": a shortened run does not cross 2^32 and proves nothing about the wrap";
+  }
+}
+
+}  // namespace lean_wrap
+}  // namespace spsq_conf
+
+#endif  // SPSQ_CONFORMANCE_HARNESS_LEAN_WRAP_DRIVER_H_
