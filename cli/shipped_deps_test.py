@@ -6,10 +6,10 @@ usage: shipped_deps_test.py LISTING   (genquery: every target //cli:spsq depends
 import sys
 import unittest
 
-# Test code: the suite's harness (also the core's test instruments) and
-# mutants, the core's unit tests, gtest.
-FORBIDDEN = ("//testkit:harness", "//selftest/mutants", "//conformance/l2",
-             "//conformance/l3", "//core/tests", "@gtest")
+# Test code: the instruments (also the core's test instruments), the suites,
+# the runner, the self-test, the core's unit tests, gtest.
+FORBIDDEN = ("//testkit", "//conformance", "//certify", "//selftest", "//fuzz",
+             "//sanitizers", "//core/tests", "@gtest")
 
 
 def test_code(labels):

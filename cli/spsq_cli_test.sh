@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The spsq CLI: layout output, binding decode verdicts, usage errors (exit 2).
 set -u
-SPSQ="$TEST_SRCDIR/spsq_harness/tools/spsq"
+SPSQ="$TEST_SRCDIR/spsq_harness/cli/spsq"
 source "$TEST_SRCDIR/spsq_harness/cli/cli_check.sh"
 MV=0x5350535100010000
 check golden-layout 0 '"output_arena_offset": 384, "output_arena_bytes": 192, "payload_bytes": 576' \
