@@ -188,7 +188,9 @@ def suite_revision(marker):
     try:
         rev = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=30).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "conformance"],
+        # The suite and the macros that build a certification from it.
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "conformance",
+                                "certify"],
                                capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
