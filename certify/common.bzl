@@ -16,12 +16,12 @@ SPEC_SECTIONS = [
 ALL_SECTIONS = SPEC_SECTIONS + [
     # The runtime's public names (wire contract, "Source compatibility").
     "source_compat",
-    # The endpoint's own RegionInstanceView, judged directly (l2/own_view_test.cc);
+    # The endpoint's own RegionInstanceView, judged directly (conformance/l2/own_view_test.cc);
     # with it, its ordering under ThreadSanitizer (OWN_VIEW_ORDER).
     "own_view",
 ]
 
-# The spec sections whose file also holds typed tests (l2/l2_typed.h: the
+# The spec sections whose file also holds typed tests (conformance/l2/l2_typed.h: the
 # spec's L2 snippet, RegionInstanceView): compiled once more per certification
 # (first window) with SPSQ_L2_TYPED, which keeps only those.
 L2_TYPED_SECTIONS = ["s1_create_bind", "s3_publication_timeouts"]
@@ -31,7 +31,7 @@ L2_TYPED_SECTIONS = ["s1_create_bind", "s3_publication_timeouts"]
 # asserts one handle and reservation type for every window).
 FIRST_WINDOW_SECTIONS = ["source_compat", "own_view"]
 
-# The own view's message-passing test (l2/own_view_order_test.cc), built with
+# The own view's message-passing test (conformance/l2/own_view_order_test.cc), built with
 # ThreadSanitizer inside the plain build (transitions.bzl, tsan_binary) once
 # per certification that builds "own_view". Not under ASan, which cannot be
 # combined with it: there its case is not judged (the plain and TSan builds

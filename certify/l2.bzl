@@ -13,11 +13,11 @@ Any endpoint written to the RegionView contract is certified unmodified:
     )
 
 For each MaxInflight in `max_inflight` it compiles one adapter,
-l2/l2_adapter.cc over SPSQ_CERT_ENDPOINT<HarnessView, N> (with the harness's
+conformance/l2/l2_adapter.cc over SPSQ_CERT_ENDPOINT<HarnessView, N> (with the harness's
 views and virtual clock), and links it with each suite section into one test
 binary: the sections are compiled once for every certification against the
-suite's endpoint interface (l2/l2_endpoint.h); only their typed tests
-(l2/l2_typed.h) compile per certification. Plus the test `name` that runs them
+suite's endpoint interface (conformance/l2/l2_endpoint.h); only their typed tests
+(conformance/l2/l2_typed.h) compile per certification. Plus the test `name` that runs them
 all and turns the
 results into the verdict table, JSON, JUnit XML and a certification package.
 `bazel run :name` prints the table; `bazel test :name` fails unless every

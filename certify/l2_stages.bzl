@@ -54,11 +54,11 @@ def interop(cert, cfg, n):
     """The interop section of one MaxInflight: the endpoint under test and the
     reference runtime never share a translation unit or a binary.
 
-    <cfg>_interop_child: l2/interop_child_main.cc over the certification's
+    <cfg>_interop_child: conformance/l2/interop_child_main.cc over the certification's
     config library (the endpoint, its adapter) and the header-only
     endpoint_access.h, nothing else; exec'd by the reference chip worker in
     process mode.
-    <cfg>_interop: l2/interop_test.cc, the reference L3 side over the
+    <cfg>_interop: conformance/l2/interop_test.cc, the reference L3 side over the
     reference runtime, compiled once (//conformance/l2:interop_suite), linked
     with this window's generated defaults. It finds the child from --child
     (bazel test) or, run with no arguments by the report test, from those
