@@ -8,7 +8,7 @@
     )
 
 `config` is a certification config library, as spsq_l2_certification
-(//conformance:certify.bzl) generates it (`<cert>_mi<N>_config`): it provides
+(//certify:l2.bzl) generates it (`<cert>_mi<N>_config`): it provides
 "spsq_cert/config.h", which defines SPSQ_CERT_ENDPOINT (a template T<View, N>)
 and includes the endpoint's headers, conformance/l2/endpoint_access.h and any
 adapter. The harness (fuzz/l2_stream_fuzz.cc) instantiates

@@ -188,7 +188,10 @@ def suite_revision(marker):
     try:
         rev = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=30).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "conformance"],
+        # The suite, its instruments and wire model, the stages and the runner
+        # that build a certification from it.
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "conformance",
+                                "model", "testkit", "fuzz", "sanitizers", "certify"],
                                capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"

@@ -3,7 +3,7 @@
 // that waits on that counter and then reads the payload (a release store and
 // an acquire load on the counter slot). On x86 a relaxed store or load
 // behaves the same at run time, so this binary is built with
-// ThreadSanitizer inside the plain build (certify.bzl, _tsan_binary): a
+// ThreadSanitizer inside the plain build (certify/transitions.bzl, tsan_binary): a
 // missing release or acquire is then a data race on the payload, reported
 // while this test runs, and the report fails it (certify_run reads the
 // report from the log and the binary's exit status).
@@ -111,7 +111,7 @@ TEST(OwnViewOrder, PayloadWriteThenNotifyIsSeenAfterWait) {
   SPSQ_CLAUSES("S3.PUB.2/own-view-order");
   if (!SPSQ_OWN_VIEW_TSAN) {
     GTEST_SKIP() << "built without ThreadSanitizer: a missing release or acquire cannot be "
-                    "seen (certify.bzl builds this test with it)";
+                    "seen (certify/l2.bzl builds this test with it)";
   }
   JudgeOwnView<MessagePassing>();
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 //
-// Compiled twice (certify.bzl): once for every certification, through the
+// Compiled twice (certify/l2.bzl): once for every certification, through the
 // suite's endpoint interface; and per certification with SPSQ_L2_TYPED, which
 // keeps only the test of the spec's snippet, written against the
 // implementation's own names.
@@ -510,7 +510,7 @@ TEST_F(CreateBind, MaxInflightAboveDepthIsBadArgumentWithoutTheFlag) {
 
 // MaxInflight 0 may be refused at compile time (a static_assert), which a test
 // binary cannot observe: the certification's probe compiled the endpoint with
-// it beforehand (conformance/mi0_probe.bzl), and only an endpoint that
+// it beforehand (certify/mi0_probe.bzl), and only an endpoint that
 // compiles with it is built and judged here.
 TEST_F(CreateBind, MaxInflightZeroIsRefused) {
   SPSQ_CLAUSES("S1.WIN.7/zero");

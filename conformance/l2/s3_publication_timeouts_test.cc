@@ -4,7 +4,7 @@
 // clock (each blocking call down its no-room path, to its exact deadline,
 // and up its happy path).
 //
-// Compiled twice (certify.bzl): once for every certification, through the
+// Compiled twice (certify/l2.bzl): once for every certification, through the
 // suite's endpoint interface; and per certification with SPSQ_L2_TYPED, which
 // keeps only the tests of the implementation's own RegionInstanceView.
 #include <cstring>

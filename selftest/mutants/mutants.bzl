@@ -19,7 +19,7 @@ find a failing schedule for each.
 """
 
 load(
-    "//conformance:certify.bzl",
+    "//certify:defs.bzl",
     "spsq_l2_certification",
     "spsq_l3_certification",
     "spsq_runtime_certification",

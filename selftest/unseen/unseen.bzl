@@ -19,7 +19,7 @@ each and unseen_measure_suites once.
 """
 
 load(
-    "//conformance:certify.bzl",
+    "//certify:defs.bzl",
     "ALL_SECTIONS",
     "SPEC_SECTIONS",
     "spsq_l2_certification",

@@ -14,7 +14,7 @@ no other, and the readings it names. Since a variant is correct by
 construction, any other FAIL is a defect of the suite.
 """
 
-load("//conformance:certify.bzl", "spsq_l2_certification", "spsq_l3_certification")
+load("//certify:defs.bzl", "spsq_l2_certification", "spsq_l3_certification")
 load("//selftest:edited_reference.bzl", "edited_l3_queue", "edited_reference")
 
 def spsq_variant_entry(v):
