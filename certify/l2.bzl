@@ -209,7 +209,7 @@ def _window(cert, n):
         ":" + cfg + "_config",
         ":" + cert.name + "_contract_ok",
         "//conformance/l2:l2_headers",
-        "//testkit",
+        "//testkit:harness",
         "@gtest//:gtest",
     ]
     if n == cert.first_window:
@@ -280,7 +280,7 @@ def _contract_check(cert, cfg):
         deps = [
             ":" + cfg + "_config",
             "//conformance/l2:endpoint_access",
-            "//testkit",
+            "//testkit:harness",
         ],
         tags = cert.tags,
         testonly = cert.testonly,

@@ -40,7 +40,7 @@ def spsq_runtime_certification(
                 orchestrator,
                 "//testkit/coherence:runtime_caches_from_env",
                 "//conformance/runtime:runtime_headers",
-                "//testkit",
+                "//testkit:harness",
                 "@gtest//:gtest_main",
             ],
             tags = tags,
