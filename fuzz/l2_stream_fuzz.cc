@@ -145,6 +145,7 @@ class L2Stream {
     return b == kL2Extended ? static_cast<uint8_t>(kL2OpCount + in.u8() % kL2ExtCount)
                             : static_cast<uint8_t>(b % kL2OpCount);
   }
+
   struct Sent {  // one message as its producer published it
     uint64_t opcode, offset, nbytes;
     bool crafted;

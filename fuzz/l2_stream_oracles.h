@@ -1,8 +1,7 @@
 // The per-step oracles of l2_stream (fuzz/l2_stream_fuzz.cc): what the spec
 // demands of an L2 endpoint after each step, judged from plain observations
 // the harness takes through EndpointAccess and FuzzView. Endpoint-free, so
-// one build serves every certification's harness and the unit tests. Inline:
-// they run on every step, inside the harness's no-coverage checks.
+// one build serves every certification's harness and the unit tests.
 #ifndef SPSQ_FUZZ_L2_STREAM_ORACLES_H_
 #define SPSQ_FUZZ_L2_STREAM_ORACLES_H_
 
@@ -26,7 +25,7 @@ struct L2DeadStep {
 };
 
 // A dead endpoint stays dead with the same error and writes nothing.
-inline Verdict l2_dead_step(const L2DeadStep& o) {
+SPSQ_ORACLE Verdict l2_dead_step(const L2DeadStep& o) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S4.POISON.14", !o.live, "a dead endpoint came back to life");
   SPSQ_ORACLE_CHECK(v, "S4.POISON.14,W.ERR.1", o.error_unchanged,
@@ -46,7 +45,7 @@ struct L2ErrorState {
   const char* step = "";
   const char* message = "";
 };
-inline Verdict l2_error_state(const L2ErrorState& o) {
+SPSQ_ORACLE Verdict l2_error_state(const L2ErrorState& o) {
   Verdict v;
   if (!o.live) {
     SPSQ_ORACLE_CHECK(v, "S3.TO.5,W.ERR.1", o.kind != wire::kKindNone,
@@ -73,7 +72,7 @@ struct L2Poison {
 };
 
 // A new error must be one the step can explain.
-inline Verdict l2_new_poison(const L2Poison& o) {
+SPSQ_ORACLE Verdict l2_new_poison(const L2Poison& o) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S1.DIAG.1,W.ERR.2", o.session == o.want_session && o.txn == o.want_txn,
                     "poison without the RegionInstance identity");
@@ -127,7 +126,7 @@ struct L2AbortFlag {
 
 // Raised exactly once, and only for local poison (a view that failed for
 // good cannot carry it: trying is allowed, not required).
-inline Verdict l2_abort_flag(const L2AbortFlag& o) {
+SPSQ_ORACLE Verdict l2_abort_flag(const L2AbortFlag& o) {
   Verdict v;
   const bool local = o.kind != wire::kKindNone && o.kind != wire::kRemoteAborted;
   const uint64_t want = !o.live && local ? 1 : 0;
@@ -140,7 +139,7 @@ inline Verdict l2_abort_flag(const L2AbortFlag& o) {
 
 // A run in which the harness was honest throughout (no hostile edit,
 // misuse or view fault) never poisons.
-inline Verdict l2_honest_run(bool live, const char* message) {
+SPSQ_ORACLE Verdict l2_honest_run(bool live, const char* message) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S4.NOPROG.1,S4.NOPROG.2,S4.NOPROG.4,S3.TO.6,LIVE.2", live,
                     "honest run poisoned: %s", message);
@@ -149,7 +148,7 @@ inline Verdict l2_honest_run(bool live, const char* message) {
 
 // drained() on a live endpoint: true exactly when STOP was acquired and
 // the head has moved past it.
-inline Verdict l2_drained(bool drained, bool stop_released) {
+SPSQ_ORACLE Verdict l2_drained(bool drained, bool stop_released) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S4.STOP.10", drained == stop_released, "drained() is %d", drained);
   return v;
@@ -163,7 +162,7 @@ struct L2HeadWrite {
 };
 
 // The head moves forward, never past what was acquired.
-inline Verdict l2_input_head_write(const L2HeadWrite& o, uint64_t* head) {
+SPSQ_ORACLE Verdict l2_input_head_write(const L2HeadWrite& o, uint64_t* head) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S4.L2IN.5,W.CTR.1,S3.CTR.1",
                     wire::reconstruct(o.written, o.value, o.depth, head) && *head > o.written,
@@ -183,7 +182,7 @@ struct L2TailWrite {
 };
 
 // The tail moves one step per publish, never past L3's head + depth.
-inline Verdict l2_output_tail_write(const L2TailWrite& o) {
+SPSQ_ORACLE Verdict l2_output_tail_write(const L2TailWrite& o) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S3.PUB.1,W.CTR.1", o.value == wire::low32(o.written + 1),
                     "output tail written %d after %" PRIu64, o.value, o.written);
@@ -198,7 +197,7 @@ inline Verdict l2_output_tail_write(const L2TailWrite& o) {
 struct L2Counters {
   uint64_t head_written = 0, phys_head = 0, tail_written = 0, published = 0;
 };
-inline Verdict l2_counters_settled(const L2Counters& o) {
+SPSQ_ORACLE Verdict l2_counters_settled(const L2Counters& o) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S4.L2IN.5,S4.L2IN.6,S4.STOP.9", o.head_written == o.phys_head,
                     "input head %" PRIu64 ", the completed FIFO prefix %" PRIu64, o.head_written,

@@ -1,8 +1,7 @@
 // The per-step oracles of l3_stream (fuzz/l3_stream_fuzz.cc): what the spec
 // demands of an L3 queue after each step, judged from plain observations the
 // harness takes through the L3Adapter, the HarnessView's access log and the
-// region's counters. Inline: they run on every step (some on every access),
-// inside the harness's no-coverage checks.
+// region's counters.
 #ifndef SPSQ_FUZZ_L3_STREAM_ORACLES_H_
 #define SPSQ_FUZZ_L3_STREAM_ORACLES_H_
 
@@ -26,7 +25,7 @@ struct L3QuietStep {
 };
 
 // A dead or freed queue touches nothing, and a dead one stays dead.
-inline Verdict l3_quiet_step(const L3QuietStep& o) {
+SPSQ_ORACLE Verdict l3_quiet_step(const L3QuietStep& o) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, o.freed ? "S1.FREE.1" : "S4.POISON.10,S4.POISON.14", o.accesses == 0,
                     "dead or freed queue made %" PRIu64 " shared accesses in step %u", o.accesses,
@@ -37,8 +36,8 @@ inline Verdict l3_quiet_step(const L3QuietStep& o) {
 
 // The queue's error is still the first one it reported (once per run: the
 // message is a string to fetch).
-inline Verdict l3_first_error_kept(uint32_t first_kind, const char* first, uint32_t kind,
-                                   const char* now) {
+SPSQ_ORACLE Verdict l3_first_error_kept(uint32_t first_kind, const char* first, uint32_t kind,
+                                        const char* now) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S4.POISON.10", kind == first_kind && std::strcmp(now, first) == 0,
                     "first error replaced: '%s' -> '%s'", first, now);
@@ -46,7 +45,7 @@ inline Verdict l3_first_error_kept(uint32_t first_kind, const char* first, uint3
 }
 
 // The view's record of the step: contract violations it saw.
-inline Verdict l3_view_violations(bool none, const char* first) {
+SPSQ_ORACLE Verdict l3_view_violations(bool none, const char* first) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S0.REGION.1", none, "the view saw a contract violation: %s", first);
   return v;
@@ -67,7 +66,7 @@ struct L3Access {
 
 // What the queue may write and touch: its own ring, arena and signals,
 // counters only with Set.
-inline Verdict l3_view_access(const L3Access& a, const L3Regions& r) {
+SPSQ_ORACLE Verdict l3_view_access(const L3Access& a, const L3Regions& r) {
   Verdict v;
   using spsq_conf::in_range;
   if (a.kind == L3Access::kWrite) {
@@ -106,7 +105,7 @@ struct L3Poison {
   int32_t peer_flag = 0;
   bool hostile = false, misuse_step = false, view_failed = false;
 };
-inline Verdict l3_new_poison(const L3Poison& o) {
+SPSQ_ORACLE Verdict l3_new_poison(const L3Poison& o) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S1.DIAG.1", o.session == o.want_session && o.txn == o.want_txn,
                     "poison without the RegionInstance identity: %s", o.message);
@@ -145,7 +144,7 @@ struct L3AbortFlag {
 
 // Raised once, and only for a local poison; a failed view may have
 // swallowed the one attempt, or the queue may not try.
-inline Verdict l3_abort_flag(const L3AbortFlag& o) {
+SPSQ_ORACLE Verdict l3_abort_flag(const L3AbortFlag& o) {
   Verdict v;
   const bool local = o.dead && o.kind != wire::kRemoteAborted && o.kind != wire::kKindNone;
   const bool lenient = local && o.view_failed;
@@ -164,7 +163,7 @@ inline Verdict l3_abort_flag(const L3AbortFlag& o) {
 }
 
 // A run in which the harness was honest throughout never fails.
-inline Verdict l3_honest_run(bool dead, const char* message) {
+SPSQ_ORACLE Verdict l3_honest_run(bool dead, const char* message) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S0.USE.1,S4.POISON.10", !dead, "honest run failed: %s", message);
   return v;
@@ -177,7 +176,7 @@ struct L3CounterSlots {
   int32_t input_tail = 0, output_head = 0;
   uint64_t enqueued = 0, released = 0;
 };
-inline Verdict l3_counter_slots(const L3CounterSlots& o) {
+SPSQ_ORACLE Verdict l3_counter_slots(const L3CounterSlots& o) {
   Verdict v;
   if (!o.dead && !o.input_tampered) {
     SPSQ_ORACLE_CHECK(v, "S3.PUB.1,W.CTR.1", o.input_tail == wire::low32(o.enqueued),
@@ -197,7 +196,7 @@ struct L3TailWrite {
   bool tampered = false;  // the harness's L2 forged the input counters
   uint64_t l2_taken = 0, depth = 1;
 };
-inline Verdict l3_input_tail_write(const L3TailWrite& o) {
+SPSQ_ORACLE Verdict l3_input_tail_write(const L3TailWrite& o) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S3.CTR.1,W.CTR.1,S3.PUB.1", o.value == wire::low32(o.written + 1),
                     "input tail written %d after %" PRIu64, o.value, o.written);
@@ -208,7 +207,7 @@ inline Verdict l3_input_tail_write(const L3TailWrite& o) {
 }
 
 // One successful notify of the output head.
-inline Verdict l3_output_head_write(uint64_t written, int32_t value) {
+SPSQ_ORACLE Verdict l3_output_head_write(uint64_t written, int32_t value) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S3.CTR.1,W.CTR.1,S3.PUB.5", value == wire::low32(written + 1),
                     "output head written %d after %" PRIu64, value, written);
@@ -220,7 +219,7 @@ inline Verdict l3_output_head_write(uint64_t written, int32_t value) {
 struct L3Counters {
   uint64_t tail_written = 0, enqueued = 0, head_written = 0, released = 0;
 };
-inline Verdict l3_counters_settled(const L3Counters& o) {
+SPSQ_ORACLE Verdict l3_counters_settled(const L3Counters& o) {
   Verdict v;
   SPSQ_ORACLE_CHECK(v, "S3.PUB.1", o.tail_written == o.enqueued,
                     "input tail %" PRIu64 ", %" PRIu64 " enqueued", o.tail_written, o.enqueued);

@@ -16,6 +16,16 @@
 #ifndef SPSQ_FUZZ_ORACLE_VERDICT_H_
 #define SPSQ_FUZZ_ORACLE_VERDICT_H_
 
+// Declares an oracle. Oracles are harness-side verification, as the checks
+// fuzz_check.h marks SPSQ_FUZZ_NO_COVERAGE: never traced by the fuzzer, yet
+// inlinable into those checks (whose inlined copies are not traced either),
+// since they run on every step.
+#if defined(__clang__) && __clang_major__ >= 13
+#define SPSQ_ORACLE inline __attribute__((no_sanitize("coverage")))
+#else
+#define SPSQ_ORACLE inline
+#endif
+
 namespace spsq_fuzz {
 
 // Where the latest finding or reading was formed, and its text. One of each

@@ -1,6 +1,5 @@
 // Oracles both stream harnesses apply alike (l2_stream to the L2 endpoint,
-// l3_stream to the L3 queue): plain observations in, a Verdict out. Inline:
-// they run on every step, inside the harness's no-coverage checks.
+// l3_stream to the L3 queue): plain observations in, a Verdict out.
 #ifndef SPSQ_FUZZ_STREAM_ORACLES_H_
 #define SPSQ_FUZZ_STREAM_ORACLES_H_
 
@@ -29,7 +28,7 @@ struct WaitExpiry {
 // call may wait again to its deadline (A) or end right there (B).
 // A timeout that reaches past the clock's end waits until that end: a
 // deadline that wrapped around instead would return at once.
-inline Verdict wait_expired(const WaitExpiry& w) {
+SPSQ_ORACLE Verdict wait_expired(const WaitExpiry& w) {
   Verdict v;
   const uint64_t full = w.timeout <= UINT64_MAX - w.t0 ? w.timeout : UINT64_MAX - w.t0;
   const uint64_t waited = w.now - w.t0;
