@@ -26,6 +26,10 @@
 //   - while everyone is honest nothing poisons, and every message arrives
 //     byte-exact, in order, in both directions.
 // Each check names the catalogue clauses it judges (SPSQ_FUZZ_CLAUSE_CHECK).
+// The checks after every step are the oracles of fuzz/l2_stream_oracles.h and
+// fuzz/stream_oracles.h, reported with SPSQ_FUZZ_REPORT; the step loop is
+// fuzz/stream_skeleton.h's. What stays here is the endpoint, its world and
+// model, and the checks of one call's answer against that model.
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +46,10 @@
 #include "fuzz/fuzz_view.h"
 #include "fuzz/hostile_peer.h"
 #include "fuzz/l2_stream_input.h"
+#include "fuzz/l2_stream_oracles.h"
+#include "fuzz/oracle_verdict.h"
+#include "fuzz/stream_oracles.h"
+#include "fuzz/stream_skeleton.h"
 #include "fuzz/wire_model.h"
 #include "spsq_cert/config.h"
 
@@ -49,14 +57,6 @@ namespace spsq_fuzz {
 namespace {
 
 namespace wire = spsq_conf::wire;
-
-constexpr int kMaxOps = 2048;
-
-// SPSQ_FUZZ_TRACE=1 prints every step (for reading a crash reproducer).
-bool tracing() {
-  static const bool on = std::getenv("SPSQ_FUZZ_TRACE") != nullptr;
-  return on;
-}
 
 // Step kinds: the 17 op kinds, then the extended ops behind kL2Extended.
 constexpr int kKinds = kL2OpCount + kL2ExtCount;
@@ -85,14 +85,12 @@ Config parse_config(FuzzReader& in) {
   c.depth = (c.max_inflight == 1 ? kDepth1 : kDepth4)[(a >> 1) & 3];
   c.half_waits = (a >> 3) & 1;
   c.salt = a >> 4;
-  c.in = 64 * (1 + (b & 7));
-  c.out = 64 * (1 + ((b >> 3) & 7));
-  c.binding_fault = (b >> 6) == 3 ? in.u8() % 8 : -1;
+  const StreamArenas arenas = read_arenas(b, in, 8);
+  c.in = arenas.in;
+  c.out = arenas.out;
+  c.binding_fault = arenas.binding_fault;
   return c;
 }
-
-// Kinds whose poison raises the local flag (everything but a remote abort).
-bool local_poison(uint32_t k) { return k != wire::kKindNone && k != wire::kRemoteAborted; }
 
 // The endpoint's error() as the harness keeps it (first-error-wins).
 struct ErrorSnap {
@@ -135,20 +133,19 @@ class L2Stream {
     check_construction();
   }
 
-  void run(FuzzReader& in) {
-    for (int n = 0; n < kMaxOps && !in.empty(); ++n) {
-      const uint8_t b = in.u8();
-      const uint8_t kind = b == kL2Extended
-                               ? static_cast<uint8_t>(kL2OpCount + in.u8() % kL2ExtCount)
-                               : static_cast<uint8_t>(b % kL2OpCount);
-      begin_step();
-      step(kind, in);
-      if (tracing()) trace(kind);
-      end_step(kind);
-    }
-  }
+  void run(FuzzReader& in) { run_stream(*this, in); }
 
  private:
+  // The shared step loop calls read_kind, begin_step, step, trace and end_step.
+  template <class Harness>
+  friend void spsq_fuzz::run_stream(Harness& h, FuzzReader& in);
+
+  uint8_t read_kind(FuzzReader& in) {
+    const uint8_t b = in.u8();
+    return b == kL2Extended ? static_cast<uint8_t>(kL2OpCount + in.u8() % kL2ExtCount)
+                            : static_cast<uint8_t>(b % kL2OpCount);
+  }
+
   struct Sent {  // one message as its producer published it
     uint64_t opcode, offset, nbytes;
     bool crafted;
@@ -358,7 +355,7 @@ class L2Stream {
         break;
       }
       case kHostileAbort:
-        hostile_ = true;
+        honesty_.hostile = true;
         region_.set_counter(wire::kInitiatorFlag, static_cast<int32_t>(in.u32()));
         break;
       case kClockAdvance:
@@ -366,7 +363,7 @@ class L2Stream {
         break;
       case kViewFault:
         vs_.fault_in = 1 + in.u8() % 8;
-        fault_ = true;
+        honesty_.fault = true;
         break;
       case kLongWait: {
         const uint8_t flags = in.u8();
@@ -590,7 +587,7 @@ class L2Stream {
     }
     const bool ok = blocking ? ep_.input().peek(timeout, h) : ep_.input().try_peek(h);
     vs_.wait_hook = nullptr;
-    if (held_full && live_before_ && !ep_.live()) misuse_ = true;
+    if (held_full && live_before_ && !ep_.live()) honesty_.misuse = true;
     check_dead_refuses(ok, blocking ? "peek" : "try_peek");
     if (ok) {
       SPSQ_FUZZ_CLAUSE_CHECK(next_desc_clauses(), !predict || (want & kProgress),
@@ -649,35 +646,19 @@ class L2Stream {
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.2", ep_.live(), "a zero timeout poisoned: %s", message());
   }
 
-  // A blocking call that returned false on a live endpoint: the deadline
-  // passed with nothing to do and the peer's abort flag down. A timeout that
-  // reaches past the clock's end waits until that end: a deadline that wrapped
-  // around instead would return at once. When the view's wait returned false
-  // before its timeout (half_waits), the endpoint may wait again until its own
-  // deadline (AMB.WAITFALSE A) or take that false return as the deadline (B):
-  // returning early is legal only right after such a wait.
+  // A blocking call that returned false on a live endpoint: nothing to do,
+  // the deadline passed (wait_expired, with AMB.WAITFALSE's readings) and the
+  // peer's abort flag is down.
   SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available,
                                            uint64_t cut_before, const char* clauses) {
     SPSQ_FUZZ_CLAUSE_CHECK(clauses, !available, "blocking call gave up with work available");
-    const uint64_t full = timeout <= UINT64_MAX - t0 ? timeout : UINT64_MAX - t0;
-    const uint64_t waited = FuzzTime::now() - t0;
-    const bool cut = vs_.cut_short != cut_before;  // a wait of this call returned early
-    if (waited < full && cut && vs_.last_cut_short) {
-      SPSQ_FUZZ_READING("AMB.WAITFALSE", "B",
-                        "returned on the view's early false wait, after %" PRIu64 " of %" PRIu64
-                        " ns",
-                        waited, timeout);
-    } else {
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8", waited >= full,
-                             "blocking call returned after %" PRIu64 " of %" PRIu64 " ns", waited,
-                             timeout);
-      if (cut) {
-        SPSQ_FUZZ_READING("AMB.WAITFALSE", "A",
-                          "waited again after the view's early false wait, until its deadline "
-                          "(%" PRIu64 " ns)",
-                          timeout);
-      }
-    }
+    WaitExpiry w;
+    w.t0 = t0;
+    w.now = FuzzTime::now();
+    w.timeout = timeout;
+    w.cut = vs_.cut_short != cut_before;
+    w.last_cut = vs_.last_cut_short;
+    SPSQ_FUZZ_REPORT(wait_expired(w));
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7", !abort_raised(),
                            "timeout expired with the initiator abort flag at %d and no "
                            "REMOTE_ABORTED",
@@ -1030,7 +1011,7 @@ class L2Stream {
           if (legit) {
             on_released(i);
           } else {
-            misuse_step_ = misuse_ = true;
+            misuse_step_ = honesty_.misuse = true;
             SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.9", !ep_.live() || vs_.failed,
                                    "a refused release did not poison");
           }
@@ -1060,7 +1041,7 @@ class L2Stream {
           check_dead_refuses(ok, "try_reserve");
           return;
         }
-        if (!ep_.live()) misuse_ = true;
+        if (!ep_.live()) honesty_.misuse = true;
         // AMB.RESERVE: refused and live (A), poison (B), or the active
         // reservation again (C); a second, distinct one is FAIL.
         if (ok) {
@@ -1133,7 +1114,7 @@ class L2Stream {
     misuse_step_ = true;
     check_dead_refuses(ok, "misuse");
     if (!live_before_) return;
-    misuse_ = true;
+    honesty_.misuse = true;
     SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ok, "misuse %u succeeded", variant);
     SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ep_.live() || vs_.failed, "misuse %u did not poison", variant);
     if (ep_.live()) soft_ok_ = true;  // a failed view may refuse before judging
@@ -1142,12 +1123,12 @@ class L2Stream {
   // ------------------------------------------------------------ hostile L3
 
   void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
-    hostile_ = true;
+    honesty_.hostile = true;
     note_touched(spsq_fuzz::hostile_counter(region_, off, mode, v));
   }
 
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
-    hostile_ = true;
+    honesty_.hostile = true;
     note_touched(hostile_descriptor(region_.payload(), lay_, slot, field, mode, v));
   }
 
@@ -1168,7 +1149,7 @@ class L2Stream {
     }
     l3_head_ = head;
     if (l3_pub_ - l3_head_ >= lay_.depth) return;  // even a hostile L3 keeps the ring sane here
-    hostile_ = true;
+    honesty_.hostile = true;
     const wire::Descriptor d =
         hostile_next_descriptor(input_of(lay_), l3_pub_, &l3_cursor_, op, off_mode, n, seq_mode);
     publish_input(d);
@@ -1178,7 +1159,7 @@ class L2Stream {
   }
 
   void hostile_scribble(uint16_t off, uint8_t v) {
-    hostile_ = true;
+    honesty_.hostile = true;
     payload_tampered_ = true;
     region_.payload()[lay_.input_arena + off % lay_.input_arena_bytes] = v;
   }
@@ -1197,88 +1178,55 @@ class L2Stream {
     // Only a new error, or a live endpoint's kind, needs the whole error.
     ErrorSnap& e = err_now_;  // the other fields are read only where it was taken
     e.kind = Api::kind(ep_);
-    if ((live_before_ && !ep_.live()) || (ep_.live() && e.kind != wire::kKindNone)) e = snap();
-    // A dead endpoint stays dead with the same error and writes nothing.
+    const bool live = ep_.live();
+    if ((live_before_ && !live) || (live && e.kind != wire::kKindNone)) e = snap();
     if (!live_before_) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14", !ep_.live(), "a dead endpoint came back to life");
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14,W.ERR.1", error_unchanged(),
-                             "first error replaced: '%s' -> '%s'", err_before_.message, message());
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14,S4.POISON.15", vs_.writes == writes_before_,
-                             "dead endpoint wrote shared memory in step %u", kind);
+      L2DeadStep o;
+      o.live = live;
+      o.error_unchanged = error_unchanged();
+      o.wrote = vs_.writes != writes_before_;
+      o.step = kOpNames[kind];
+      o.first = err_before_.message;
+      o.now = message();
+      SPSQ_FUZZ_REPORT(l2_dead_step(o));
     }
     if (!live_ok_) return;
     check_counter_writes();
-    if (!ep_.live()) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5,W.ERR.1", e.kind != wire::kKindNone,
-                             "a poisoned endpoint reports kind NONE");
-    } else if (e.kind != wire::kKindNone) {
-      // Live with a kind: a refusal some reading allows (AMB.WINDOW B,
-      // AMB.RESERVE A, AMB.READFAIL B), cleared by the next call.
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5", soft_ok_ || (vs_.failed && call_step_),
-                             "live with error kind %u after %s: %s", e.kind, kOpNames[kind],
-                             e.message);
-      soft_ok_ = true;
+    L2ErrorState es;
+    es.live = live;
+    es.kind = e.kind;
+    es.soft_ok = soft_ok_;
+    es.view_failed = vs_.failed;
+    es.call_step = call_step_;
+    es.step = kOpNames[kind];
+    es.message = e.message;
+    SPSQ_FUZZ_REPORT(l2_error_state(es));
+    if (live && e.kind != wire::kKindNone) soft_ok_ = true;
+    if (live_before_ && !live) {
+      L2Poison o;
+      o.kind = e.kind;
+      o.op = e.op;
+      o.session = e.session;
+      o.txn = e.txn;
+      o.want_session = kSession;
+      o.want_txn = kTxn;
+      o.message = e.message;
+      o.call_op = call_op_;
+      o.view_failed = vs_.failed;
+      o.misuse_step = misuse_step_;
+      o.hostile = honesty_.hostile;
+      o.initiator_flag = region_.counter(wire::kInitiatorFlag);
+      SPSQ_FUZZ_REPORT(l2_new_poison(o));
     }
-    // A new error must be one this step can explain.
-    if (live_before_ && !ep_.live()) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1,W.ERR.2", e.session == kSession && e.txn == kTxn,
-                             "poison without the RegionInstance identity");
-      SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.1", e.message[0] != '\0', "poison without a message");
-      SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.3", e.op >= wire::kOpTimeout && e.op <= wire::kOpOutputPublish,
-                             "poison recorded op %u", e.op);
-      // A release or publish that poisons records its own operation (the
-      // op of a remote abort is open: AMB.TIMEOUTOP).
-      SPSQ_FUZZ_CLAUSE_CHECK(
-          call_op_ == wire::kOpInputRelease ? "W.ENUM.3,S4.POISON.9" : "W.ENUM.3,S4.L2OUT.3",
-          call_op_ == 0 || e.kind == wire::kRemoteAborted || e.op == call_op_,
-          "poison in %s recorded op %u", call_op_ == wire::kOpInputRelease ? "release" : "publish",
-          e.op);
-      switch (e.kind) {
-        case wire::kEndpointError:
-          // W.VIEW.2 fixes this kind for a view failure during mutation; it
-          // does not reserve it for view failures, and no document fixes the
-          // kind of a misuse or a hostile peer's fault (AMB.KINDS). With a
-          // healthy view it needs a cause, as the kinds below.
-          SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S3.TO.6", vs_.failed || misuse_step_ || hostile_,
-                                 "ENDPOINT_ERROR with a healthy view and no cause: %s", e.message);
-          break;
-        case wire::kRemoteAborted:
-          SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.12,W.FLAG.2", abort_raised(),
-                                 "REMOTE_ABORTED with the initiator flag at %d",
-                                 region_.counter(wire::kInitiatorFlag));
-          break;
-        case wire::kInvalidDescriptor:
-          SPSQ_FUZZ_CLAUSE_CHECK("S2.ERROR.1,S4.NOPROG.1,S4.POISON.1", hostile_ || misuse_step_,
-                                 "INVALID_DESCRIPTOR from an honest L3: %s", e.message);
-          break;
-        case wire::kOwnership:
-        case wire::kBadArgument:
-        case wire::kBadBinding:
-          // AMB.KINDS: the kind of a misuse or of a hostile peer's fault is open.
-          SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S3.TO.6", misuse_step_ || hostile_ || vs_.failed,
-                                 "kind %u without misuse: %s", e.kind, e.message);
-          break;
-        default:
-          SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.2", false, "poison of kind %u: %s", e.kind, e.message);
-      }
-    }
-    // The abort flag: raised exactly once, and only for local poison (a view
-    // that failed for good cannot carry it: trying is allowed, not required).
-    const uint64_t want_flag = !ep_.live() && local_poison(e.kind) ? 1 : 0;
-    const bool flag_optional = want_flag && e.kind == wire::kEndpointError && vs_.failed;
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        want_flag ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,S4.NOPROG.5",
-        vs_.own_flag_writes == want_flag || (flag_optional && vs_.own_flag_writes == 0),
-        "abort flag written %" PRIu64 " times with error kind %u", vs_.own_flag_writes, e.kind);
-    // Honest run: nothing poisons.
-    if (!hostile_ && !misuse_ && !fault_) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S4.NOPROG.2,S4.NOPROG.4,S3.TO.6,LIVE.2", ep_.live(),
-                             "honest run poisoned: %s", message());
-    }
-    if (!fault_ && ep_.live()) {
-      const bool drained = ep_.input().drained();
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.STOP.10", drained == (stop_acquired_ && phys_head_ > stop_k_),
-                             "drained() is %d", drained);
+    L2AbortFlag f;
+    f.live = live;
+    f.kind = e.kind;
+    f.view_failed = vs_.failed;
+    f.writes = vs_.own_flag_writes;
+    SPSQ_FUZZ_REPORT(l2_abort_flag(f));
+    if (honesty_.honest()) SPSQ_FUZZ_REPORT(l2_honest_run(live, message()));
+    if (!honesty_.fault && live) {
+      SPSQ_FUZZ_REPORT(l2_drained(ep_.input().drained(), stop_acquired_ && phys_head_ > stop_k_));
     }
   }
 
@@ -1299,33 +1247,30 @@ class L2Stream {
     for (int i = 0; i < vs_.noted; ++i) {
       const Access& a = vs_.notes[i];
       if (a.offset == wire::kInputHead) {
-        uint64_t head = 0;
-        SPSQ_FUZZ_CLAUSE_CHECK(
-            "S4.L2IN.5,W.CTR.1,S3.CTR.1",
-            wire::reconstruct(head_written_, a.value, lay_.depth, &head) && head > head_written_,
-            "input head written %d after %" PRIu64, a.value, head_written_);
-        head_written_ = head;
-        SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.L2IN.6,S4.STOP.9", head_written_ <= acquired_,
-                               "input head %" PRIu64 " passed the %" PRIu64 " messages acquired",
-                               head_written_, acquired_);
+        L2HeadWrite w;
+        w.written = head_written_;
+        w.value = a.value;
+        w.depth = lay_.depth;
+        w.acquired = acquired_;
+        SPSQ_FUZZ_REPORT(l2_input_head_write(w, &head_written_));
       } else if (a.offset == wire::kOutputTail) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,W.CTR.1", a.value == wire::low32(tail_written_ + 1),
-                               "output tail written %d after %" PRIu64, a.value, tail_written_);
+        L2TailWrite w;
+        w.written = tail_written_;
+        w.value = a.value;
+        w.tampered = output_counters_tampered_;
+        w.l3_consumed = l3_consumed_;
+        w.depth = lay_.depth;
+        SPSQ_FUZZ_REPORT(l2_output_tail_write(w));
         ++tail_written_;
-        SPSQ_FUZZ_CLAUSE_CHECK(
-            "S2.CAP.1,S4.NOPROG.1",
-            output_counters_tampered_ || tail_written_ <= l3_consumed_ + lay_.depth,
-            "output tail %" PRIu64 " passed L3's head %" PRIu64 " + depth", tail_written_,
-            l3_consumed_);
       }
     }
     if (ep_.live()) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.L2IN.6,S4.STOP.9", head_written_ == phys_head_,
-                             "input head %" PRIu64 ", the completed FIFO prefix %" PRIu64,
-                             head_written_, phys_head_);
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,S4.L2OUT.2", tail_written_ == out_pub_,
-                             "output tail %" PRIu64 ", %" PRIu64 " published", tail_written_,
-                             out_pub_);
+      L2Counters c;
+      c.head_written = head_written_;
+      c.phys_head = phys_head_;
+      c.tail_written = tail_written_;
+      c.published = out_pub_;
+      SPSQ_FUZZ_REPORT(l2_counters_settled(c));
     }
   }
 
@@ -1349,7 +1294,7 @@ class L2Stream {
   uint64_t head_written_ = 0, tail_written_ = 0;  // from the view's notify log
 
   // Honesty.
-  bool hostile_ = false, misuse_ = false, fault_ = false;
+  Honesty honesty_;
   bool input_counters_tampered_ = false, output_counters_tampered_ = false;
   bool input_desc_tampered_ = false, output_area_tampered_ = false, payload_tampered_ = false;
 

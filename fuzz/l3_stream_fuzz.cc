@@ -25,6 +25,9 @@
 //     and try_peek do what the model allows;
 //   - while everyone is honest nothing fails, and every message arrives
 //     byte-exact, in order, in both directions.
+// The checks after every step are the oracles of fuzz/l3_stream_oracles.h and
+// fuzz/stream_oracles.h, reported with SPSQ_FUZZ_REPORT; the step loop is
+// fuzz/stream_skeleton.h's.
 // Where the contract leaves a choice open, every legal answer passes:
 // AMB.ROOM (an idle arena may refuse), OPEN.ABORTSAMPLE / AMB.TRYABORT (a call
 // may report a raised peer flag early), AMB.KINDS (the kind of a poison whose
@@ -53,6 +56,10 @@
 #include "fuzz/fuzz_check.h"
 #include "fuzz/hostile_peer.h"
 #include "fuzz/l3_stream_input.h"
+#include "fuzz/l3_stream_oracles.h"
+#include "fuzz/oracle_verdict.h"
+#include "fuzz/stream_oracles.h"
+#include "fuzz/stream_skeleton.h"
 #include "fuzz/wire_model.h"
 
 namespace spsq_fuzz {
@@ -71,15 +78,9 @@ using spsq_conf::RegionMemory;
 using spsq_conf::ViewState;
 using spsq_conf::VirtualClock;
 
-constexpr int kMaxOps = 2048;
 constexpr uint64_t kSession = 0x1330000000000001ull;
 constexpr uint64_t kTxn = 11;
 constexpr uint64_t kMaxArena = 512;
-
-bool tracing() {
-  static const bool on = std::getenv("SPSQ_FUZZ_TRACE") != nullptr;
-  return on;
-}
 
 const char* name(L3Status s) { return spsq_conf::l3_status_name(s); }
 
@@ -95,9 +96,10 @@ Config parse_config(FuzzReader& in) {
   c.depth = uint64_t{1} << (a & 3);
   c.half_waits = (a >> 2) & 1;
   c.salt = a >> 4;
-  c.in = 64 * (1 + (b & 7));
-  c.out = 64 * (1 + ((b >> 3) & 7));
-  c.binding_fault = (b >> 6) == 3 ? in.u8() % 6 : -1;
+  const StreamArenas arenas = read_arenas(b, in, 6);
+  c.in = arenas.in;
+  c.out = arenas.out;
+  c.binding_fault = arenas.binding_fault;
   return c;
 }
 
@@ -197,17 +199,17 @@ class L3Stream {
 
   void run(FuzzReader& in) {
     if (!opened_) return;
-    for (int n = 0; n < kMaxOps && !in.empty(); ++n) {
-      const uint8_t kind = in.u8() % kL3OpCount;
-      begin_step();
-      step(kind, in);
-      if (tracing()) trace(kind);
-      end_step(kind);
-    }
+    run_stream(*this, in);
     if (dead_ && !freed_) check_first_error();
   }
 
  private:
+  // The shared step loop calls read_kind, begin_step, step, trace and end_step.
+  template <class Harness>
+  friend void spsq_fuzz::run_stream(Harness& h, FuzzReader& in);
+
+  uint8_t read_kind(FuzzReader& in) { return in.u8() % kL3OpCount; }
+
   // ------------------------------------------------------------ construction
 
   wire::BindingFields binding() const {
@@ -354,13 +356,13 @@ class L3Stream {
         break;
       case kL3HostileScribble: {
         const uint16_t off = in.u16();
-        hostile_ = true;
+        honesty_.hostile = true;
         payload_tampered_ = true;
         mem_->payload()[lay_.output_arena + off % lay_.output_arena_bytes] = in.u8();
         break;
       }
       case kL3HostileAbort:
-        hostile_ = true;
+        honesty_.hostile = true;
         mem_->store_counter(wire::kPeerFlag, static_cast<int32_t>(in.u32()));
         break;
       case kL3ClockAdvance:
@@ -368,7 +370,7 @@ class L3Stream {
         break;
       case kL3ViewFault:
         faults_.arm_any(1 + in.u8() % 8);
-        fault_ = true;
+        honesty_.fault = true;
         break;
       case kL3Free:
         q_->free();
@@ -629,28 +631,17 @@ class L3Stream {
     check_enqueued(seq, opcode, n);
   }
 
-  // A timed-out call waited its whole timeout; when the view's wait returned
-  // false before its own timeout (half_waits), the queue may wait again until
-  // its deadline (AMB.WAITFALSE A) or take that false return as the deadline
-  // (B): timing out early is legal only right after such a wait.
+  // A timed-out call waited its whole timeout (wait_expired, with
+  // AMB.WAITFALSE's readings) and the peer's abort flag is down.
   SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, uint64_t cut_before) {
-    const uint64_t waited = VirtualClock::peek() - t0;
-    const bool cut = vs_.cut_short != cut_before;
-    if (waited < timeout && cut && vs_.last_cut_short) {
-      SPSQ_FUZZ_READING("AMB.WAITFALSE", "B",
-                        "timed out on the view's early false wait, after %" PRIu64 " of %" PRIu64
-                        " ns",
-                        waited, timeout);
-    } else {
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8", waited == timeout,
-                             "timed out after %" PRIu64 " of %" PRIu64 " ns", waited, timeout);
-      if (cut) {
-        SPSQ_FUZZ_READING("AMB.WAITFALSE", "A",
-                          "waited again after the view's early false wait, until its deadline "
-                          "(%" PRIu64 " ns)",
-                          timeout);
-      }
-    }
+    WaitExpiry w;
+    w.t0 = t0;
+    w.now = VirtualClock::peek();
+    w.timeout = timeout;
+    w.cut = vs_.cut_short != cut_before;
+    w.last_cut = vs_.last_cut_short;
+    w.exact = true;
+    SPSQ_FUZZ_REPORT(wait_expired(w));
     SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7,S4.POISON.12", !peer_flag_up(),
                            "timed out with the peer abort flag at %d and no REMOTE_ABORTED",
                            mem_->load_counter(wire::kPeerFlag));
@@ -855,7 +846,7 @@ class L3Stream {
       }
       SPSQ_FUZZ_CLAUSE_CHECK("AMB.SHORTBUF", st == L3Status::kFailed,
                              "read_into a too-small buffer returned %s", name(st));
-      misuse_step_ = misuse_ = true;
+      misuse_step_ = honesty_.misuse = true;
       if (!view_failed()) {
         SPSQ_FUZZ_READING("AMB.SHORTBUF", "B", "read_into a too-small buffer poisoned: %s",
                           q_->error().message.c_str());
@@ -987,7 +978,7 @@ class L3Stream {
       }
       SPSQ_FUZZ_CLAUSE_CHECK("AMB.NULLBUF", st == L3Status::kFailed,
                              "try_enqueue(nullptr, n) returned %s", name(st));
-      misuse_step_ = misuse_ = true;
+      misuse_step_ = honesty_.misuse = true;
       if (!view_failed()) {
         SPSQ_FUZZ_READING("AMB.NULLBUF", "B", "try_enqueue(nullptr, n) poisoned: %s",
                           q_->error().message.c_str());
@@ -999,7 +990,7 @@ class L3Stream {
                              name(st));
       return;
     }
-    misuse_step_ = misuse_ = true;
+    misuse_step_ = honesty_.misuse = true;
     // AMB.KINDS: any kind but NONE (reading A: OWNERSHIP).
     SPSQ_FUZZ_CLAUSE_CHECK(ids, st == L3Status::kFailed && q_->error().kind != wire::kKindNone,
                            "misuse %u returned %s with kind %s", variant, name(st),
@@ -1011,7 +1002,7 @@ class L3Stream {
   // The shared hostile peer's edits (fuzz/hostile_peer.h), folded into what
   // this harness can still predict.
   void hostile_counter(uint64_t off, uint8_t mode, uint32_t v) {
-    hostile_ = true;
+    honesty_.hostile = true;
     mem_->store_counter(off, hostile_counter_value(mem_->load_counter(off), mode, v));
     const uint32_t touched = counter_touch(off);
     if (touched & kTouchedInputCounters) input_counters_tampered_ = true;
@@ -1020,7 +1011,7 @@ class L3Stream {
   }
 
   void hostile_desc(uint8_t slot, uint8_t field, uint8_t mode, uint64_t v) {
-    hostile_ = true;
+    honesty_.hostile = true;
     if (hostile_descriptor(mem_->payload(), lay_, slot, field, mode, v) & kTouchedInputRing) {
       input_area_tampered_ = true;
     } else {
@@ -1039,7 +1030,7 @@ class L3Stream {
     }
     l2_out_head_ = head;
     if (out_pub_ - head >= lay_.depth) return;  // even a hostile L2 keeps the ring sane here
-    hostile_ = true;
+    honesty_.hostile = true;
     out_desc_tampered_ = true;
     const wire::Descriptor d =
         hostile_next_descriptor(out_, out_pub_, &out_cursor_, op, off_mode, n, seq_mode);
@@ -1053,9 +1044,8 @@ class L3Stream {
   // Once per run (the error is a string to fetch): the first error stays.
   SPSQ_FUZZ_NO_COVERAGE void check_first_error() {
     const L3ErrorInfo e = q_->error();
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        "S4.POISON.10", e.kind == dead_error_.kind && e.message == dead_error_.message,
-        "first error replaced: '%s' -> '%s'", dead_error_.message.c_str(), e.message.c_str());
+    SPSQ_FUZZ_REPORT(l3_first_error_kept(dead_error_.kind, dead_error_.message.c_str(), e.kind,
+                                         e.message.c_str()));
   }
 
   void note_death() {
@@ -1065,12 +1055,12 @@ class L3Stream {
 
   SPSQ_FUZZ_NO_COVERAGE void end_step(uint8_t kind) {
     if (freed_before_ || !live_before_) {
-      SPSQ_FUZZ_CLAUSE_CHECK(
-          freed_before_ ? "S1.FREE.1" : "S4.POISON.10,S4.POISON.14", shared_accesses() == 0,
-          "dead or freed queue made %zu shared accesses in step %u", shared_accesses(), kind);
-    }
-    if (!freed_before_ && !live_before_) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", !q_->live(), "a dead queue came back");
+      L3QuietStep o;
+      o.freed = freed_before_;
+      o.live = !freed_before_ && q_->live();  // a freed queue is not asked
+      o.accesses = shared_accesses();
+      o.step = kind;
+      SPSQ_FUZZ_REPORT(l3_quiet_step(o));
     }
     check_view_record();
     if (!ok_ || freed_) return;
@@ -1080,135 +1070,98 @@ class L3Stream {
       note_death();
       explain_poison(dead_error_);
     }
-    const uint32_t k = dead_ ? dead_error_.kind : wire::kKindNone;
-    const bool local = dead_ && k != wire::kRemoteAborted && k != wire::kKindNone;
-    // A failed view may have swallowed the one attempt, or the queue may not try.
-    const bool lenient = local && view_failed();
-    if (uses_view_) {
-      SPSQ_FUZZ_CLAUSE_CHECK(
-          local ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,W.FLAG.1",
-          flag_attempts_ == (local ? 1u : 0u) || (lenient && flag_attempts_ == 0),
-          "initiator abort flag written %" PRIu64 " times with error kind %s", flag_attempts_,
-          wire::kind_name(k));
-    } else if (!initiator_flag_tampered_) {
-      // No record of the writes: judge the flag's value.
-      const int32_t flag = mem_->load_counter(wire::kInitiatorFlag);
-      SPSQ_FUZZ_CLAUSE_CHECK(local ? "S4.POISON.11,W.FLAG.1" : "S4.POISON.13,W.FLAG.1",
-                             flag == (local ? 1 : 0) || (lenient && flag == 0),
-                             "initiator abort flag at %d with error kind %s", flag,
-                             wire::kind_name(k));
+    if (uses_view_ || !initiator_flag_tampered_) {
+      L3AbortFlag f;
+      f.dead = dead_;
+      f.kind = dead_ ? dead_error_.kind : wire::kKindNone;
+      f.view_failed = view_failed();
+      f.counted = uses_view_;
+      f.attempts = flag_attempts_;
+      f.flag = uses_view_ ? 0 : mem_->load_counter(wire::kInitiatorFlag);
+      SPSQ_FUZZ_REPORT(l3_abort_flag(f));
     }
-    if (!hostile_ && !misuse_ && !fault_) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S0.USE.1,S4.POISON.10", !dead_, "honest run failed: %s",
-                             dead_error_.message.c_str());
-    }
+    if (honesty_.honest()) SPSQ_FUZZ_REPORT(l3_honest_run(dead_, dead_error_.message.c_str()));
   }
 
-  // What the queue may write and touch: its own ring, arena and signals, inside
-  // the spans (the view's violations), counters only with Set.
+  // What the queue may write and touch (the view's violations, each access).
   SPSQ_FUZZ_NO_COVERAGE void check_view_record() {
-    SPSQ_FUZZ_CLAUSE_CHECK("S0.REGION.1", vs_.violations.empty(),
-                           "the view saw a contract violation: %s",
-                           vs_.violations.empty() ? "" : vs_.violations.front().c_str());
-    const uint64_t ring = lay_.ring_bytes;
-    using spsq_conf::in_range;
+    SPSQ_FUZZ_REPORT(l3_view_violations(
+        vs_.violations.empty(), vs_.violations.empty() ? "" : vs_.violations.front().c_str()));
+    L3Regions r;
+    r.input_ring = lay_.input_ring;
+    r.ring_bytes = lay_.ring_bytes;
+    r.input_arena = lay_.input_arena;
+    r.input_arena_bytes = lay_.input_arena_bytes;
+    r.output_arena = lay_.output_arena;
+    r.output_arena_bytes = lay_.output_arena_bytes;
     for (const Access& a : log_.entries()) {
       flag_attempts_ += flag_attempt(a);
-      if (a.kind == AccessKind::kWrite) {
-        SPSQ_FUZZ_CLAUSE_CHECK(
-            "S2.ARENA.1,S2.LAYOUT.1",
-            in_range(a.offset, a.nbytes, lay_.input_ring, ring) ||
-                in_range(a.offset, a.nbytes, lay_.input_arena, lay_.input_arena_bytes),
-            "L3 wrote [%" PRIu64 ", +%" PRIu64 "), which only L2 may write", a.offset, a.nbytes);
-      } else if (a.kind == AccessKind::kRead) {
-        SPSQ_FUZZ_CLAUSE_CHECK(
-            "S2.LAYOUT.1,S2.ARENA.2",
-            in_range(a.offset, a.nbytes, lay_.input_ring, 2 * ring) ||
-                in_range(a.offset, a.nbytes, lay_.input_arena, lay_.input_arena_bytes) ||
-                in_range(a.offset, a.nbytes, lay_.output_arena, lay_.output_arena_bytes),
-            "read of [%" PRIu64 ", +%" PRIu64 ") straddles queue regions", a.offset, a.nbytes);
-      } else if (a.kind == AccessKind::kNotify) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.SIG.2,S3.SIG.5,S3.SIG.6,W.FLAG.3",
-                               a.offset == wire::kInputTail || a.offset == wire::kOutputHead ||
-                                   a.offset == wire::kInitiatorFlag,
-                               "L3 wrote counter %" PRIu64 ", which only L2 may write", a.offset);
-        SPSQ_FUZZ_CLAUSE_CHECK("W.CTR.1", a.op == 0, "counter %" PRIu64 " written with op %u",
-                               a.offset, a.op);
-        SPSQ_FUZZ_CLAUSE_CHECK("W.FLAG.1", a.offset != wire::kInitiatorFlag || a.value == 1,
-                               "abort flag set to %d, not 1", a.value);
-      }
+      L3Access o;
+      o.kind = a.kind == AccessKind::kWrite    ? L3Access::kWrite
+               : a.kind == AccessKind::kRead   ? L3Access::kRead
+               : a.kind == AccessKind::kNotify ? L3Access::kNotify
+                                               : L3Access::kOther;
+      o.offset = a.offset;
+      o.nbytes = a.nbytes;
+      o.op = a.op;
+      o.value = a.value;
+      SPSQ_FUZZ_REPORT(l3_view_access(o, r));
     }
     vs_.violations.clear();
   }
 
   SPSQ_FUZZ_NO_COVERAGE void explain_poison(const L3ErrorInfo& e) {
-    SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1",
-                           e.session_instance_id_bits == kSession && e.transaction_id == kTxn,
-                           "poison without the RegionInstance identity: %s", e.message.c_str());
-    SPSQ_FUZZ_CLAUSE_CHECK("S1.DIAG.1,S4.POISON.10",
-                           e.kind != wire::kKindNone && !e.message.empty(),
-                           "poison of kind %s without an explanation", wire::kind_name(e.kind));
-    if (e.kind == wire::kRemoteAborted) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.12,W.FLAG.2", peer_flag_up(),
-                             "REMOTE_ABORTED with the flag at %d",
-                             mem_->load_counter(wire::kPeerFlag));
-      return;
-    }
-    const bool cause = hostile_ || misuse_step_ || view_failed();
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", cause, "poison (%s) from an honest step: %s",
-                           wire::kind_name(e.kind), e.message.c_str());
-    if (view_failed() && !hostile_ && !misuse_step_) {
-      // The contract fixes the kind of a view failure.
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.7,S4.POISON.8,W.VIEW.2", e.kind == wire::kEndpointError,
-                             "a view failure poisoned with kind %s: %s", wire::kind_name(e.kind),
-                             e.message.c_str());
-    }
-    // ENDPOINT_ERROR with a healthy view needs a cause like any kind (above):
-    // W.VIEW.2 fixes that kind for a view failure during mutation, it does
-    // not reserve it for view failures (AMB.KINDS).
+    L3Poison o;
+    o.kind = e.kind;
+    o.session = e.session_instance_id_bits;
+    o.txn = e.transaction_id;
+    o.want_session = kSession;
+    o.want_txn = kTxn;
+    o.message = e.message.c_str();
+    o.peer_flag = mem_->load_counter(wire::kPeerFlag);
+    o.hostile = honesty_.hostile;
+    o.misuse_step = misuse_step_;
+    o.view_failed = view_failed();
+    SPSQ_FUZZ_REPORT(l3_new_poison(o));
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_counter_writes(bool live) {
     if (!uses_view_) {
       // No record of the writes: judge the slots while L2 left them alone.
-      if (!dead_ && !input_counters_tampered_) {
-        SPSQ_FUZZ_CLAUSE_CHECK(
-            "S3.PUB.1,W.CTR.1", mem_->load_counter(wire::kInputTail) == wire::low32(enq_pub_),
-            "input tail %d, %" PRIu64 " enqueued", mem_->load_counter(wire::kInputTail), enq_pub_);
-      }
-      if (!dead_ && !output_counters_tampered_) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.5,W.CTR.1",
-                               mem_->load_counter(wire::kOutputHead) == wire::low32(out_taken_),
-                               "output head %d, %" PRIu64 " released",
-                               mem_->load_counter(wire::kOutputHead), out_taken_);
-      }
+      L3CounterSlots o;
+      o.dead = dead_;
+      o.input_tampered = input_counters_tampered_;
+      o.output_tampered = output_counters_tampered_;
+      o.input_tail = mem_->load_counter(wire::kInputTail);
+      o.output_head = mem_->load_counter(wire::kOutputHead);
+      o.enqueued = enq_pub_;
+      o.released = out_taken_;
+      SPSQ_FUZZ_REPORT(l3_counter_slots(o));
       return;
     }
     for (const Access& a : log_.entries()) {
       if (a.kind != AccessKind::kNotify || !a.ok) continue;
       if (a.offset == wire::kInputTail) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.1",
-                               a.value == wire::low32(tail_written_ + 1),
-                               "input tail written %d after %" PRIu64, a.value, tail_written_);
+        L3TailWrite w;
+        w.written = tail_written_;
+        w.value = a.value;
+        w.tampered = input_counters_tampered_;
+        w.l2_taken = l2_taken_;
+        w.depth = lay_.depth;
+        SPSQ_FUZZ_REPORT(l3_input_tail_write(w));
         ++tail_written_;
-        SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S1.TRYENQ.1",
-                               input_counters_tampered_ || tail_written_ <= l2_taken_ + lay_.depth,
-                               "input tail %" PRIu64 " passed L2's head %" PRIu64 " + depth",
-                               tail_written_, l2_taken_);
       } else if (a.offset == wire::kOutputHead) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S3.PUB.5",
-                               a.value == wire::low32(head_written_ + 1),
-                               "output head written %d after %" PRIu64, a.value, head_written_);
+        SPSQ_FUZZ_REPORT(l3_output_head_write(head_written_, a.value));
         ++head_written_;
       }
     }
     if (live) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1", tail_written_ == enq_pub_,
-                             "input tail %" PRIu64 ", %" PRIu64 " enqueued", tail_written_,
-                             enq_pub_);
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.5,S1.DEQ.1", head_written_ == out_taken_,
-                             "output head %" PRIu64 ", %" PRIu64 " released", head_written_,
-                             out_taken_);
+      L3Counters c;
+      c.tail_written = tail_written_;
+      c.enqueued = enq_pub_;
+      c.head_written = head_written_;
+      c.released = out_taken_;
+      SPSQ_FUZZ_REPORT(l3_counters_settled(c));
     }
   }
 
@@ -1232,7 +1185,7 @@ class L3Stream {
   uint64_t tail_written_ = 0, head_written_ = 0;
   bool hook_armed_ = false;
 
-  bool hostile_ = false, misuse_ = false, fault_ = false;
+  Honesty honesty_;
   bool input_counters_tampered_ = false, output_counters_tampered_ = false;
   bool input_area_tampered_ = false, out_desc_tampered_ = false, payload_tampered_ = false;
   bool initiator_flag_tampered_ = false;

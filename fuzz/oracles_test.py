@@ -1,5 +1,6 @@
 """fuzz/ORACLES.md stays true to the harness sources: every check site
-(SPSQ_FUZZ_CLAUSE_CHECK / SPSQ_FUZZ_READING in live code) of each file the
+(SPSQ_FUZZ_CLAUSE_CHECK / SPSQ_FUZZ_READING in live code, SPSQ_ORACLE_CHECK /
+SPSQ_ORACLE_READING in an oracle) of each file the
 table covers has its row (same function, as many rows as checks), every
 clause a check of that file can charge is in that file's table, and every
 clause ID the document names is in the catalogue.
@@ -17,7 +18,9 @@ import unittest
 
 ARGS = None
 ID = re.compile(r"\b(?:S\d|W|AMB|OPEN|LIVE)(?:\.[A-Z0-9]+)+")
-CHECK = re.compile(r"SPSQ_FUZZ_(?:CLAUSE_CHECK|READING)\s*\(")
+# A harness's own checks, and an oracle's (oracle_verdict.h), which the
+# harness reports through SPSQ_FUZZ_REPORT.
+CHECK = re.compile(r"SPSQ_(?:FUZZ_(?:CLAUSE_CHECK|READING)|ORACLE_(?:CHECK|READING))\s*\(")
 # A function definition line: return type(s), then the name and "(".
 DEFINITION = re.compile(r"\s*(?:SPSQ_FUZZ_NO_COVERAGE\s+)?(?:static\s+|inline\s+|"
                         r"template <[^>]*>\s*)*(?:[\w:<>,*&]+\s+)+(\w+)\(")
@@ -121,6 +124,17 @@ class OraclesTest(unittest.TestCase):
         ])
         self.assertEqual(check_sites(text), [("check_it", 2), ("check_it", 4)])
         self.assertEqual(literal_ids(text), {"S3.TO.8", "AMB.WAITFALSE"})
+
+    def test_parser_on_synthetic_oracle(self):
+        text = "\n".join([
+            "SPSQ_FUZZ_NO_COVERAGE Verdict judge(const Obs& o) {",
+            "  Verdict v;",
+            '  SPSQ_ORACLE_CHECK(v, "S3.TO.8", o.a > 0, "a %d", o.a);',
+            '  SPSQ_ORACLE_READING(v, "AMB.WAITFALSE", "A", "again");',
+            "  return v;",
+            "}",
+        ])
+        self.assertEqual(check_sites(text), [("judge", 3), ("judge", 4)])
 
 
 if __name__ == "__main__":
