@@ -1,5 +1,7 @@
 #include "certify/driver/driver_l3_adapter.h"
 
+#include <cstdio>
+
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -59,6 +61,15 @@ DriverL3Adapter::~DriverL3Adapter() {
   if (broken_) return;
   int status = -1;
   process_->finish(frame_ms_, &status);
+  // A testee that answered "quit" but is slow to exit has had every call
+  // judged already; on a loaded machine its interpreter's teardown can outlast
+  // the bound. It is killed (finish), said on stderr, and no test fails for it.
+  // An exit status other than 0 still fails: a crash at teardown is a defect.
+  if (a.outcome == "ok" && status < 0) {
+    std::fprintf(stderr, "testee after \"quit\" in %s: still running after the frame bound, killed\n",
+                 current_test().c_str());
+    return;
+  }
   if (a.outcome != "ok" || status != 0) {
     ADD_FAILURE() << "testee protocol failure in " << current_test() << ": after \"quit\" (outcome "
                   << a.outcome << ") the testee "

@@ -157,6 +157,25 @@ TEST(Driver, PassesOnTheSurfaceUnknownKindsAndUnsupportedOps) {
             std::string::npos) << results.GetTestPartResult(0).message();
 }
 
+// A testee that answered "quit" but does not exit within the bound is killed;
+// every call was judged already, so no test fails for its teardown.
+TEST(Driver, ATesteeSlowToExitAfterQuitIsKilledWithoutAFailure) {
+  setenv("SPSQ_TESTEE", "certify/driver/testdata/lingers.py", 1);
+  setenv("SPSQ_TESTEE_FRAME_TIMEOUT_S", "1", 1);
+  VirtualClock::reset();
+  QueueRegion region{QueueParams()};
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter capture(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    DriverL3Adapter adapter;
+    const auto s = region.scalars();
+    ASSERT_TRUE(adapter.open(s.data(), s.size(), region.view(), &VirtualClock::now_ns));
+    EXPECT_FALSE(adapter.broken());
+  }
+  EXPECT_EQ(results.size(), 0) << results.GetTestPartResult(0).message();
+}
+
 TEST_F(DriverErrors, ABadFrameBoundIsAClearError) {
   setenv("SPSQ_TESTEE_FRAME_TIMEOUT_S", "soon", 1);
   setenv("SPSQ_TESTEE", "certify/driver/testdata/exits.py", 1);
