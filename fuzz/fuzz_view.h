@@ -13,13 +13,11 @@
 //     then returns false before the timeout, which the contract does not
 //     rule out; AMB.WAITFALSE).
 //
-// It names none of an endpoint's types, so it can be compiled with any
-// endpoint under test: read / test out-parameters and the notify / compare
-// enums are template parameters used through the members and numbers the
-// contract gives them, and span() converts to any {base, logical_bytes}
-// struct. It stays this lean (fixed logs, no shadow memory, no fault plan)
-// because it runs on every fuzz step: testkit's HarnessView
-// records far more per call than a fuzzer can afford.
+// It is the test view (testkit/view.h, which names none of an endpoint's
+// types, so it compiles with any endpoint under test) with the fuzzers'
+// policy. The policy stays this lean (fixed logs, no shadow memory, no fault
+// plan) because it runs on every fuzz step: testkit's harness policy records
+// far more per call than a fuzzer can afford.
 #ifndef SPSQ_FUZZ_FUZZ_VIEW_H_
 #define SPSQ_FUZZ_FUZZ_VIEW_H_
 
@@ -29,6 +27,7 @@
 #include <cstring>
 
 #include "model/view_parts.h"
+#include "testkit/view.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_memory.h"
 #include "fuzz/fuzz_time.h"
@@ -97,113 +96,89 @@ struct FuzzViewState {
   }
 };
 
-class FuzzView {
+// The fuzzers' access policy (testkit/view.h), as the comment at the top
+// says.
+class FuzzPolicy {
  public:
-  FuzzView(FuzzMemory* region, FuzzViewState* state) : r_(region), s_(state) {}
+  FuzzPolicy(FuzzMemory* region, FuzzViewState* state) : r_(region), s_(state) {}
 
   bool failed() const { return s_->failed; }
   const ViewError& error() const { return s_->error; }
 
-  class Payload {
-   public:
-    ViewSpan span() const { return {v_->r_->payload_base(), v_->r_->layout().payload_bytes}; }
+  ViewSpan payload_span() const { return {r_->payload_base(), r_->layout().payload_bytes}; }
+  ViewSpan counter_span() const { return {r_->counter_base(), wire::kCounterBytes}; }
 
-    template <class Out>
-    bool read(uint64_t offset, uint64_t nbytes, Out& out) {
-      v_->s_->record(AccessKind::READ, offset, nbytes, 0);
-      if (!v_->admit()) return false;
-      v_->check_payload(offset, nbytes, /*write=*/false);
-      using Addr = decltype(out.local_addr);
-      out.local_addr = reinterpret_cast<Addr>(v_->r_->payload() + offset);
-      out.nbytes = nbytes;
-      return true;
+  bool on_read(uint64_t offset, uint64_t nbytes, uint8_t** addr) {
+    s_->record(AccessKind::READ, offset, nbytes, 0);
+    if (!admit()) return false;
+    check_payload(offset, nbytes, /*write=*/false);
+    *addr = r_->payload() + offset;
+    return true;
+  }
+
+  bool on_write(uint64_t offset, const void* src, uint64_t nbytes) {
+    s_->record(AccessKind::WRITE, offset, nbytes, 0);
+    if (!admit()) return false;
+    check_payload(offset, nbytes, /*write=*/true);
+    if (nbytes != 0) std::memmove(r_->payload() + offset, src, nbytes);
+    return true;
+  }
+
+  bool on_notify(uint64_t offset, int32_t value, uint32_t op) {
+    s_->record(AccessKind::NOTIFY, offset, 4, value);
+    const bool own_flag = offset == own_abort_flag();
+    if (own_flag) ++s_->own_flag_writes;
+    if (!admit()) return false;
+    check_counter(offset, /*write=*/true);
+    SPSQ_FUZZ_CLAUSE_CHECK("W.CTR.1,W.FLAG.1", op == kNotifySet,
+                           "counter %" PRIu64 " written with op %u, not Set", offset, op);
+    SPSQ_FUZZ_CLAUSE_CHECK("W.FLAG.1", !own_flag || value == 1, "abort flag set to %d, not 1",
+                           value);
+    r_->set_counter(offset, value);
+    FuzzViewState& s = *s_;
+    SPSQ_FUZZ_CHECK(s.noted < FuzzViewState::kLogCapacity, "too many notifies in one step");
+    s.notes[s.noted++] = Access{AccessKind::NOTIFY, offset, 4, value};
+    return true;
+  }
+
+  bool on_test(uint64_t offset, int32_t cmp_value, uint32_t cmp, int32_t* observed,
+               bool* matched) {
+    s_->record(AccessKind::TEST, offset, 4, 0);
+    if (!admit()) return false;
+    check_counter(offset, /*write=*/false);
+    *observed = r_->counter(offset);
+    *matched = fuzz_cmp_holds(*observed, cmp, cmp_value);
+    return true;
+  }
+
+  bool on_wait(uint64_t offset, int32_t cmp_value, uint32_t cmp, uint64_t timeout_ns,
+               int32_t* observed) {
+    s_->record(AccessKind::WAIT, offset, 4, 0);
+    if (!admit()) return false;
+    check_counter(offset, /*write=*/false);
+    FuzzViewState& s = *s_;
+    ++s.waits;
+    s.last_cut_short = false;
+    // One step is one call: a blocking call returns at its deadline
+    // (S3.TO.8), and even a view that always wakes at half the time left
+    // takes 64 waits to reach any deadline.
+    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8", s.waits < 100000,
+                           "blocking call waits without end (%" PRIu64 " waits)", s.waits);
+    *observed = r_->counter(offset);
+    if (fuzz_cmp_holds(*observed, cmp, cmp_value)) return true;
+    if (s.wait_hook != nullptr) {
+      void (*hook)(void*) = s.wait_hook;
+      s.wait_hook = nullptr;  // once per arming
+      hook(s.wait_hook_arg);
+      *observed = r_->counter(offset);
+      if (fuzz_cmp_holds(*observed, cmp, cmp_value)) return true;
     }
-
-    bool write(uint64_t offset, const void* src, uint64_t nbytes) {
-      v_->s_->record(AccessKind::WRITE, offset, nbytes, 0);
-      if (!v_->admit()) return false;
-      v_->check_payload(offset, nbytes, /*write=*/true);
-      if (nbytes != 0) std::memmove(v_->r_->payload() + offset, src, nbytes);
-      return true;
-    }
-
-   private:
-    friend class FuzzView;
-    explicit Payload(FuzzView* v) : v_(v) {}
-    FuzzView* v_;
-  };
-
-  class Counter {
-   public:
-    ViewSpan span() const { return {v_->r_->counter_base(), wire::kCounterBytes}; }
-
-    template <class Op>
-    bool notify(uint64_t offset, int32_t value, Op op) {
-      v_->s_->record(AccessKind::NOTIFY, offset, 4, value);
-      const bool own_flag = offset == v_->own_abort_flag();
-      if (own_flag) ++v_->s_->own_flag_writes;
-      if (!v_->admit()) return false;
-      v_->check_counter(offset, /*write=*/true);
-      SPSQ_FUZZ_CLAUSE_CHECK("W.CTR.1,W.FLAG.1", static_cast<uint32_t>(op) == kNotifySet,
-                             "counter %" PRIu64 " written with op %u, not Set", offset,
-                             static_cast<uint32_t>(op));
-      SPSQ_FUZZ_CLAUSE_CHECK("W.FLAG.1", !own_flag || value == 1, "abort flag set to %d, not 1",
-                             value);
-      v_->r_->set_counter(offset, value);
-      FuzzViewState& s = *v_->s_;
-      SPSQ_FUZZ_CHECK(s.noted < FuzzViewState::kLogCapacity, "too many notifies in one step");
-      s.notes[s.noted++] = Access{AccessKind::NOTIFY, offset, 4, value};
-      return true;
-    }
-
-    template <class Cmp, class Sample>
-    bool test(uint64_t offset, int32_t cmp_value, Cmp cmp, Sample& s) {
-      v_->s_->record(AccessKind::TEST, offset, 4, 0);
-      if (!v_->admit()) return false;
-      v_->check_counter(offset, /*write=*/false);
-      s.observed = v_->r_->counter(offset);
-      s.matched = fuzz_cmp_holds(s.observed, static_cast<uint32_t>(cmp), cmp_value);
-      return true;
-    }
-
-    template <class Cmp>
-    bool wait(uint64_t offset, int32_t cmp_value, Cmp cmp, uint64_t timeout_ns,
-              int32_t& observed) {
-      v_->s_->record(AccessKind::WAIT, offset, 4, 0);
-      if (!v_->admit()) return false;
-      v_->check_counter(offset, /*write=*/false);
-      FuzzViewState& s = *v_->s_;
-      ++s.waits;
-      s.last_cut_short = false;
-      // One step is one call: a blocking call returns at its deadline
-      // (S3.TO.8), and even a view that always wakes at half the time left
-      // takes 64 waits to reach any deadline.
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8", s.waits < 100000,
-                             "blocking call waits without end (%" PRIu64 " waits)", s.waits);
-      observed = v_->r_->counter(offset);
-      if (fuzz_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value)) return true;
-      if (s.wait_hook != nullptr) {
-        void (*hook)(void*) = s.wait_hook;
-        s.wait_hook = nullptr;  // once per arming
-        hook(s.wait_hook_arg);
-        observed = v_->r_->counter(offset);
-        if (fuzz_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value)) return true;
-      }
-      const bool cut = s.half_waits && timeout_ns > 1;
-      FuzzTime::advance(cut ? timeout_ns / 2 + 1 : timeout_ns);
-      s.cut_short += cut;
-      s.last_cut_short = cut;
-      return false;
-    }
-
-   private:
-    friend class FuzzView;
-    explicit Counter(FuzzView* v) : v_(v) {}
-    FuzzView* v_;
-  };
-
-  Payload payload() { return Payload(this); }
-  Counter counter() { return Counter(this); }
+    const bool cut = s.half_waits && timeout_ns > 1;
+    FuzzTime::advance(cut ? timeout_ns / 2 + 1 : timeout_ns);
+    s.cut_short += cut;
+    s.last_cut_short = cut;
+    return false;
+  }
 
  private:
   // Counts down an injected fault; a failed view fails every later call.
@@ -259,6 +234,8 @@ class FuzzView {
   FuzzMemory* r_;
   FuzzViewState* s_;
 };
+
+using FuzzView = spsq_conf::PolicyView<FuzzPolicy>;
 
 }  // namespace spsq_fuzz
 

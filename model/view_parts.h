@@ -1,9 +1,9 @@
 // The parts every RegionView of this repository's instruments shares (the
 // conformance harness's, the fuzzers', the stress tests' and the interleaving
 // explorer's), written from wire-contract.md, "The RegionView contract". The
-// views themselves stay separate (each is built for its own speed, threads or
-// choice points); what they agree on lives here, inline, for their hot paths.
-// Names nothing of any implementation.
+// contract's shape is written once, in testkit/view.h; each instrument's
+// access policy (its own speed, threads or choice points) uses these parts,
+// inline, on its hot paths. Names nothing of any implementation.
 #ifndef SPSQ_CONFORMANCE_MODEL_VIEW_PARTS_H_
 #define SPSQ_CONFORMANCE_MODEL_VIEW_PARTS_H_
 

@@ -124,11 +124,11 @@ void cache_point(ViewState* s) {
 
 void ViewState::fail_now(const char* why) { fail(this, why); }
 
-const HarnessViewError& HarnessView::error() const {
+const HarnessViewError& HarnessPolicy::error() const {
   return s_ == nullptr ? kNoStateError : s_->error;
 }
 
-bool HarnessView::Payload::do_read(uint64_t offset, uint64_t nbytes, uint8_t** addr) {
+bool HarnessPolicy::do_read(uint64_t offset, uint64_t nbytes, uint8_t** addr) {
   Access a;
   a.kind = AccessKind::kRead;
   a.offset = offset;
@@ -146,7 +146,7 @@ bool HarnessView::Payload::do_read(uint64_t offset, uint64_t nbytes, uint8_t** a
   return true;
 }
 
-bool HarnessView::Payload::do_write(uint64_t offset, const void* src, uint64_t nbytes) {
+bool HarnessPolicy::do_write(uint64_t offset, const void* src, uint64_t nbytes) {
   Access a;
   a.kind = AccessKind::kWrite;
   a.offset = offset;
@@ -167,7 +167,7 @@ bool HarnessView::Payload::do_write(uint64_t offset, const void* src, uint64_t n
   return true;
 }
 
-bool HarnessView::Counter::do_notify(uint64_t offset, int32_t value, uint32_t op) {
+bool HarnessPolicy::do_notify(uint64_t offset, int32_t value, uint32_t op) {
   Access a;
   a.kind = AccessKind::kNotify;
   a.part = RegionMemory::kCounter;
@@ -193,7 +193,7 @@ bool HarnessView::Counter::do_notify(uint64_t offset, int32_t value, uint32_t op
   return true;
 }
 
-bool HarnessView::Counter::do_test(uint64_t offset, int32_t cmp_value, uint32_t cmp,
+bool HarnessPolicy::do_test(uint64_t offset, int32_t cmp_value, uint32_t cmp,
                                    int32_t* observed, bool* matched) {
   Access a;
   a.kind = AccessKind::kTest;
@@ -211,7 +211,7 @@ bool HarnessView::Counter::do_test(uint64_t offset, int32_t cmp_value, uint32_t 
       s_->idle_tests_time = now;
       s_->idle_tests = 0;
     }
-    if (++s_->idle_tests > HarnessView::kSpinLimit) {
+    if (++s_->idle_tests > HarnessPolicy::kSpinLimit) {
       violation(s_, RegionMemory::kCounter, offset, 4,
                 "endpoint polls counter().test() without waiting or making progress");
       return false;
@@ -230,7 +230,7 @@ bool HarnessView::Counter::do_test(uint64_t offset, int32_t cmp_value, uint32_t 
   return true;
 }
 
-bool HarnessView::Counter::do_wait(uint64_t offset, int32_t cmp_value, uint32_t cmp,
+bool HarnessPolicy::do_wait(uint64_t offset, int32_t cmp_value, uint32_t cmp,
                                    uint64_t timeout_ns, int32_t* observed) {
   Access a;
   a.kind = AccessKind::kWait;

@@ -1,11 +1,6 @@
 // HarnessView: a RegionView (wire-contract.md, "The RegionView contract")
-// over RegionMemory that checks, records and can fail every call.
-//
-// It names none of an implementation's types. Out-parameters (the read span,
-// the test sample) and the RegionNotifyOp / RegionWaitCmp enums are template
-// parameters, read and written through the members the contract names, and
-// span() returns a value that converts to any {base, logical_bytes} struct.
-// So one harness view instantiates any endpoint written to the contract.
+// over RegionMemory that checks, records and can fail every call: the test
+// view (testkit/view.h) with the harness's policy.
 //
 // Copies of a view are handles onto one ViewState: the endpoint may move its
 // view around while the test keeps inspecting the same log and failure state.
@@ -32,7 +27,6 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "testkit/coherence/coherent_memory.h"
@@ -41,6 +35,7 @@
 #include "testkit/region_memory.h"
 #include "testkit/side.h"
 #include "model/view_parts.h"
+#include "testkit/view.h"
 
 namespace spsq_conf {
 
@@ -114,140 +109,110 @@ struct ViewState {
   }
 };
 
-class HarnessView {
+// The harness's access policy (testkit/view.h): checks, records and can fail
+// every call, as the comment at the top says.
+class HarnessPolicy {
  public:
   // test() polls at one virtual instant beyond this count mean an endpoint
   // spins instead of waiting: a violation (it would burn a core forever).
   static constexpr uint64_t kSpinLimit = 1000000;
 
-  HarnessView() = default;
-  explicit HarnessView(ViewState* state) : s_(state) {}
+  HarnessPolicy() = default;
+  explicit HarnessPolicy(ViewState* state) : s_(state) {}
 
   bool failed() const {
     return s_ == nullptr || s_->failed || s_->transient_fault_reported;
   }
   const HarnessViewError& error() const;
-
-  class Payload {
-   public:
-    explicit Payload(ViewState* s) : s_(s) {}
-    HarnessSpan span() const {
-      return HarnessSpan{reinterpret_cast<uint64_t>(s_->payload_base()), s_->payload_span};
-    }
-    template <class Out>
-    bool read(uint64_t offset, uint64_t nbytes, Out& out) {
-      uint8_t* addr = nullptr;
-      if (lean_ok(offset, nbytes)) {
-        addr = s_->memory->payload() + offset;
-      } else if (!do_read(offset, nbytes, &addr)) {
-        return false;
-      }
-      // The contract allows an integer or a pointer `local_addr`.
-      using Addr = std::remove_reference_t<decltype(out.local_addr)>;
-      out.local_addr = reinterpret_cast<Addr>(addr);
-      out.nbytes = nbytes;
-      return true;
-    }
-    bool write(uint64_t offset, const void* src, uint64_t nbytes) {
-      if (lean_ok(offset, nbytes) && (src != nullptr || nbytes == 0)) {
-        uint8_t* dst = s_->memory->payload() + offset;
-        if (nbytes != 0 && dst != src) std::memmove(dst, src, nbytes);
-        if (s_->memory->shadow_enabled()) {
-          s_->memory->sync_shadow(RegionMemory::kPayload, offset, nbytes);
-        }
-        s_->idle_tests = 0;
-        return true;
-      }
-      return do_write(offset, src, nbytes);
-    }
-
-   private:
-    // Lean mode's inline path: a live coherent view and an access inside the
-    // span. Anything else takes the out-of-line path, which reports it.
-    bool lean_ok(uint64_t offset, uint64_t nbytes) const {
-      if (s_ == nullptr || !s_->lean || s_->failed || s_->coherence != nullptr) return false;
-      const uint64_t real = s_->memory->payload_bytes();
-      const uint64_t limit = s_->payload_span < real ? s_->payload_span : real;
-      return in_span(offset, nbytes, limit);
-    }
-    bool do_read(uint64_t offset, uint64_t nbytes, uint8_t** addr);
-    bool do_write(uint64_t offset, const void* src, uint64_t nbytes);
-    ViewState* s_;
-  };
-
-  class Counter {
-   public:
-    explicit Counter(ViewState* s) : s_(s) {}
-    HarnessSpan span() const {
-      return HarnessSpan{reinterpret_cast<uint64_t>(s_->memory->counter()), s_->counter_span};
-    }
-    template <class Op>
-    bool notify(uint64_t offset, int32_t value, Op op) {
-      const uint32_t n = static_cast<uint32_t>(op);
-      if (n <= 1 && lean_slot(offset)) {
-        int32_t* p = reinterpret_cast<int32_t*>(s_->memory->counter() + offset);
-        if (n == 0) {
-          __atomic_store_n(p, value, __ATOMIC_RELEASE);
-        } else {
-          __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL);
-        }
-        if (s_->memory->shadow_enabled()) {
-          s_->memory->sync_shadow(RegionMemory::kCounter, offset, 4);
-        }
-        s_->idle_tests = 0;
-        return true;
-      }
-      return do_notify(offset, value, n);
-    }
-    template <class Cmp, class Sample>
-    bool test(uint64_t offset, int32_t cmp_value, Cmp cmp, Sample& sample) {
-      int32_t observed = 0;
-      bool matched = false;
-      bool known = false;
-      if (lean_slot(offset)) {
-        observed = __atomic_load_n(reinterpret_cast<int32_t*>(s_->memory->counter() + offset),
-                                   __ATOMIC_ACQUIRE);
-        matched = wait_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known);
-      }
-      if (!known &&
-          !do_test(offset, cmp_value, static_cast<uint32_t>(cmp), &observed, &matched)) {
-        return false;
-      }
-      sample.matched = matched;
-      sample.observed = observed;
-      return true;
-    }
-    template <class Cmp>
-    bool wait(uint64_t offset, int32_t cmp_value, Cmp cmp, uint64_t timeout_ns,
-              int32_t& observed) {
-      return do_wait(offset, cmp_value, static_cast<uint32_t>(cmp), timeout_ns, &observed);
-    }
-
-   private:
-    // Lean mode's inline path: a live coherent view and a signal slot inside
-    // the span.
-    bool lean_slot(uint64_t offset) const {
-      if (s_ == nullptr || !s_->lean || s_->failed || s_->coherence != nullptr) return false;
-      const uint64_t real = s_->memory->counter_bytes();
-      const uint64_t limit = s_->counter_span < real ? s_->counter_span : real;
-      return offset % 64 == 0 && in_span(offset, 4, limit);
-    }
-    bool do_notify(uint64_t offset, int32_t value, uint32_t op);
-    bool do_test(uint64_t offset, int32_t cmp_value, uint32_t cmp, int32_t* observed,
-                 bool* matched);
-    bool do_wait(uint64_t offset, int32_t cmp_value, uint32_t cmp, uint64_t timeout_ns,
-                 int32_t* observed);
-    ViewState* s_;
-  };
-
-  Payload payload() { return Payload(s_); }
-  Counter counter() { return Counter(s_); }
-
   ViewState* state() const { return s_; }
 
+  HarnessSpan payload_span() const {
+    return HarnessSpan{reinterpret_cast<uint64_t>(s_->payload_base()), s_->payload_span};
+  }
+  HarnessSpan counter_span() const {
+    return HarnessSpan{reinterpret_cast<uint64_t>(s_->memory->counter()), s_->counter_span};
+  }
+
+  bool on_read(uint64_t offset, uint64_t nbytes, uint8_t** addr) {
+    if (lean_ok(offset, nbytes)) {
+      *addr = s_->memory->payload() + offset;
+      return true;
+    }
+    return do_read(offset, nbytes, addr);
+  }
+  bool on_write(uint64_t offset, const void* src, uint64_t nbytes) {
+    if (lean_ok(offset, nbytes) && (src != nullptr || nbytes == 0)) {
+      uint8_t* dst = s_->memory->payload() + offset;
+      if (nbytes != 0 && dst != src) std::memmove(dst, src, nbytes);
+      if (s_->memory->shadow_enabled()) {
+        s_->memory->sync_shadow(RegionMemory::kPayload, offset, nbytes);
+      }
+      s_->idle_tests = 0;
+      return true;
+    }
+    return do_write(offset, src, nbytes);
+  }
+
+  bool on_notify(uint64_t offset, int32_t value, uint32_t op) {
+    if (op <= 1 && lean_slot(offset)) {
+      int32_t* p = reinterpret_cast<int32_t*>(s_->memory->counter() + offset);
+      if (op == 0) {
+        __atomic_store_n(p, value, __ATOMIC_RELEASE);
+      } else {
+        __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL);
+      }
+      if (s_->memory->shadow_enabled()) {
+        s_->memory->sync_shadow(RegionMemory::kCounter, offset, 4);
+      }
+      s_->idle_tests = 0;
+      return true;
+    }
+    return do_notify(offset, value, op);
+  }
+  bool on_test(uint64_t offset, int32_t cmp_value, uint32_t cmp, int32_t* observed,
+               bool* matched) {
+    bool known = false;
+    if (lean_slot(offset)) {
+      *observed = __atomic_load_n(reinterpret_cast<int32_t*>(s_->memory->counter() + offset),
+                                  __ATOMIC_ACQUIRE);
+      *matched = wait_cmp_holds(*observed, cmp, cmp_value, &known);
+    }
+    return known || do_test(offset, cmp_value, cmp, observed, matched);
+  }
+  bool on_wait(uint64_t offset, int32_t cmp_value, uint32_t cmp, uint64_t timeout_ns,
+               int32_t* observed) {
+    return do_wait(offset, cmp_value, cmp, timeout_ns, observed);
+  }
+
  private:
+  // Lean mode's inline paths: a live coherent view and an access inside the
+  // span (a signal slot, for the counters). Anything else takes the
+  // out-of-line path, which reports it.
+  bool lean_ok(uint64_t offset, uint64_t nbytes) const {
+    if (s_ == nullptr || !s_->lean || s_->failed || s_->coherence != nullptr) return false;
+    const uint64_t real = s_->memory->payload_bytes();
+    const uint64_t limit = s_->payload_span < real ? s_->payload_span : real;
+    return in_span(offset, nbytes, limit);
+  }
+  bool lean_slot(uint64_t offset) const {
+    if (s_ == nullptr || !s_->lean || s_->failed || s_->coherence != nullptr) return false;
+    const uint64_t real = s_->memory->counter_bytes();
+    const uint64_t limit = s_->counter_span < real ? s_->counter_span : real;
+    return offset % 64 == 0 && in_span(offset, 4, limit);
+  }
+  bool do_read(uint64_t offset, uint64_t nbytes, uint8_t** addr);
+  bool do_write(uint64_t offset, const void* src, uint64_t nbytes);
+  bool do_notify(uint64_t offset, int32_t value, uint32_t op);
+  bool do_test(uint64_t offset, int32_t cmp_value, uint32_t cmp, int32_t* observed,
+               bool* matched);
+  bool do_wait(uint64_t offset, int32_t cmp_value, uint32_t cmp, uint64_t timeout_ns,
+               int32_t* observed);
+
   ViewState* s_ = nullptr;
 };
+
+// Copies are handles onto one ViewState (see the top).
+using HarnessView = PolicyView<HarnessPolicy>;
 
 }  // namespace spsq_conf
 

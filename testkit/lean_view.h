@@ -1,5 +1,6 @@
 // LeanView: a RegionView for the counter-wrap runs (lean_wrap_driver.h),
-// whose 2^33 view calls would otherwise cost more than the endpoint.
+// whose 2^33 view calls would otherwise cost more than the endpoint: the test
+// view (testkit/view.h) with the lean policy.
 //
 // It wraps a HarnessView in lean mode (ViewState::lean) and serves inline the
 // calls lean mode serves inline: a live view, an access inside the smaller of
@@ -22,10 +23,10 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <type_traits>
 
 #include "testkit/harness_view.h"
 #include "model/view_parts.h"
+#include "testkit/view.h"
 
 namespace spsq_conf {
 
@@ -53,9 +54,10 @@ inline void lean_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
   }
 }
 
-class LeanView {
+// The lean policy (testkit/view.h), as the comment at the top says.
+class LeanPolicy {
  public:
-  explicit LeanView(HarnessView v) : inner_(v) {
+  explicit LeanPolicy(HarnessView v) : inner_(v) {
     const ViewState* s = v.state();
     if (s == nullptr || !s->lean || s->coherence != nullptr || s->memory == nullptr ||
         s->memory->shadow_enabled()) {
@@ -75,94 +77,68 @@ class LeanView {
   bool failed() const { return inner_.failed(); }
   const HarnessViewError& error() const { return inner_.error(); }
 
-  class Payload {
-   public:
-    explicit Payload(LeanView* v) : v_(v) {}
-    HarnessSpan span() const {
-      return v_->lean() ? HarnessSpan{reinterpret_cast<uint64_t>(v_->payload_), v_->payload_span_}
-                        : v_->inner_.payload().span();
-    }
-    template <class Out>
-    bool read(uint64_t offset, uint64_t nbytes, Out& out) {
-      if (!v_->payload_ok(offset, nbytes)) return v_->slow_read(offset, nbytes, out);
-      using Addr = std::remove_reference_t<decltype(out.local_addr)>;
-      out.local_addr = reinterpret_cast<Addr>(v_->payload_ + offset);  // integer or pointer
-      out.nbytes = nbytes;
-      return true;
-    }
-    bool write(uint64_t offset, const void* src, uint64_t nbytes) {
-      if (!v_->payload_ok(offset, nbytes) || (src == nullptr && nbytes != 0)) {
-        return v_->slow_write(offset, src, nbytes);
-      }
-      uint8_t* dst = v_->payload_ + offset;
-      if (dst != src) lean_copy(dst, static_cast<const uint8_t*>(src), nbytes);
-      return true;
-    }
+  HarnessSpan payload_span() const {
+    return lean() ? HarnessSpan{reinterpret_cast<uint64_t>(payload_), payload_span_}
+                  : inner_.payload_span();
+  }
+  HarnessSpan counter_span() const {
+    return lean() ? HarnessSpan{reinterpret_cast<uint64_t>(counter_), counter_span_}
+                  : inner_.counter_span();
+  }
 
-   private:
-    LeanView* v_;
-  };
-
-  class Counter {
-   public:
-    explicit Counter(LeanView* v) : v_(v) {}
-    HarnessSpan span() const {
-      return v_->lean() ? HarnessSpan{reinterpret_cast<uint64_t>(v_->counter_), v_->counter_span_}
-                        : v_->inner_.counter().span();
+  bool on_read(uint64_t offset, uint64_t nbytes, uint8_t** addr) {
+    if (!payload_ok(offset, nbytes)) return slow_read(offset, nbytes, addr);
+    *addr = payload_ + offset;
+    return true;
+  }
+  bool on_write(uint64_t offset, const void* src, uint64_t nbytes) {
+    if (!payload_ok(offset, nbytes) || (src == nullptr && nbytes != 0)) {
+      return slow_write(offset, src, nbytes);
     }
-    template <class Op>
-    bool notify(uint64_t offset, int32_t value, Op op) {
-      const uint32_t n = static_cast<uint32_t>(op);
-      if (n > 1 || !v_->slot_ok(offset)) return v_->slow_notify(offset, value, op);
-      if (n == 1) return v_->add_refused(offset);
-      __atomic_store_n(v_->slot(offset), value, __ATOMIC_RELEASE);
-      return true;
-    }
-    template <class Cmp, class Sample>
-    bool test(uint64_t offset, int32_t cmp_value, Cmp cmp, Sample& sample) {
-      if (!v_->slot_ok(offset)) return v_->slow_test(offset, cmp_value, cmp, sample);
-      bool known = false;
-      const int32_t observed = __atomic_load_n(v_->slot(offset), __ATOMIC_ACQUIRE);
-      const bool matched =
-          wait_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known);
-      if (!known) return v_->slow_test(offset, cmp_value, cmp, sample);
-      sample.matched = matched;
-      sample.observed = observed;
-      return true;
-    }
-    // Waiting moves virtual time: always the harness view's.
-    template <class Cmp>
-    bool wait(uint64_t offset, int32_t cmp_value, Cmp cmp, uint64_t timeout_ns,
-              int32_t& observed) {
-      return v_->inner_.counter().wait(offset, cmp_value, cmp, timeout_ns, observed);
-    }
-
-   private:
-    LeanView* v_;
-  };
-
-  Payload payload() { return Payload(this); }
-  Counter counter() { return Counter(this); }
+    uint8_t* dst = payload_ + offset;
+    if (dst != src) lean_copy(dst, static_cast<const uint8_t*>(src), nbytes);
+    return true;
+  }
+  bool on_notify(uint64_t offset, int32_t value, uint32_t op) {
+    if (op > 1 || !slot_ok(offset)) return slow_notify(offset, value, op);
+    if (op == 1) return add_refused(offset);
+    __atomic_store_n(slot(offset), value, __ATOMIC_RELEASE);
+    return true;
+  }
+  bool on_test(uint64_t offset, int32_t cmp_value, uint32_t cmp, int32_t* observed,
+               bool* matched) {
+    if (!slot_ok(offset)) return slow_test(offset, cmp_value, cmp, observed, matched);
+    bool known = false;
+    const int32_t seen = __atomic_load_n(slot(offset), __ATOMIC_ACQUIRE);
+    const bool held = wait_cmp_holds(seen, cmp, cmp_value, &known);
+    if (!known) return slow_test(offset, cmp_value, cmp, observed, matched);
+    *matched = held;
+    *observed = seen;
+    return true;
+  }
+  // Waiting moves virtual time: always the harness view's.
+  bool on_wait(uint64_t offset, int32_t cmp_value, uint32_t cmp, uint64_t timeout_ns,
+               int32_t* observed) {
+    return inner_.on_wait(offset, cmp_value, cmp, timeout_ns, observed);
+  }
 
  private:
   // The harness view's paths, out of line and cold: the inline ones stay
   // small enough for the endpoint's hot functions to inline them.
-  template <class Out>
-  __attribute__((noinline, cold)) bool slow_read(uint64_t offset, uint64_t nbytes, Out& out) {
-    return inner_.payload().read(offset, nbytes, out);
+  __attribute__((noinline, cold)) bool slow_read(uint64_t offset, uint64_t nbytes,
+                                                 uint8_t** addr) {
+    return inner_.on_read(offset, nbytes, addr);
   }
   __attribute__((noinline, cold)) bool slow_write(uint64_t offset, const void* src,
                                                   uint64_t nbytes) {
-    return inner_.payload().write(offset, src, nbytes);
+    return inner_.on_write(offset, src, nbytes);
   }
-  template <class Op>
-  __attribute__((noinline, cold)) bool slow_notify(uint64_t offset, int32_t value, Op op) {
-    return inner_.counter().notify(offset, value, op);
+  __attribute__((noinline, cold)) bool slow_notify(uint64_t offset, int32_t value, uint32_t op) {
+    return inner_.on_notify(offset, value, op);
   }
-  template <class Cmp, class Sample>
-  __attribute__((noinline, cold)) bool slow_test(uint64_t offset, int32_t cmp_value, Cmp cmp,
-                                                 Sample& sample) {
-    return inner_.counter().test(offset, cmp_value, cmp, sample);
+  __attribute__((noinline, cold)) bool slow_test(uint64_t offset, int32_t cmp_value, uint32_t cmp,
+                                                 int32_t* observed, bool* matched) {
+    return inner_.on_test(offset, cmp_value, cmp, observed, matched);
   }
 
   // Only reached while lean (slot_ok held): the state is the wrapped view's.
@@ -197,6 +173,8 @@ class LeanView {
   uint64_t counter_span_ = 0;
   uint64_t counter_limit_ = 0;
 };
+
+using LeanView = PolicyView<LeanPolicy>;
 
 }  // namespace spsq_conf
 

@@ -68,7 +68,7 @@ struct L2Variant {
 };
 
 // The explorer's peer: every shared access a choice point.
-using L3Peer = BasicL3Peer<SchedView<PeerSpan>>;
+using L3Peer = BasicL3Peer<SchedView>;
 
 inline uint8_t input_byte(uint64_t i, uint64_t j) {
   return static_cast<uint8_t>(i * 31 + j * 7 + 1);
@@ -100,7 +100,7 @@ inline std::string layout_parts(const WireLayout& l, uint64_t at, uint64_t n) {
 template <template <class, uint64_t> class Endpoint, uint64_t Window>
 std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec,
                                       const L2Variant& variant = L2Variant{}) {
-  using View = SchedView<SchedSpan>;
+  using View = SchedView;
   using EP = Endpoint<View, Window>;
   using Access = spsq_conf::EndpointAccess<EP>;
   using Handle = typename Access::Handle;
@@ -117,7 +117,7 @@ std::function<Scenario()> l2_scenario(const L2ScenarioSpec& spec,
     State(const WireLayout& l, bool visibility)
         : layout(l),
           region(l.payload_bytes, wire::kCounterBytes, visibility),
-          peer(SchedView<PeerSpan>(&region, Side::kL3), l) {}
+          peer(SchedView(&region, Side::kL3), l) {}
   };
 
   return [spec, variant]() {

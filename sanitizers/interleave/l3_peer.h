@@ -40,11 +40,6 @@ struct WireLayout {
   }
 };
 
-struct PeerSpan {
-  uint64_t base;
-  uint64_t logical_bytes;
-};
-
 template <class View>
 class BasicL3Peer {
  public:

@@ -17,6 +17,7 @@
 //   - wait polls (yielding) until the comparison holds or the timeout passes
 //     on the steady clock.
 // A copy is a handle onto the same memory with a failure state of its own.
+// It is the test view (testkit/view.h) with the stress policy.
 #ifndef SPSQ_SANITIZERS_STRESS_STRESS_VIEW_H_
 #define SPSQ_SANITIZERS_STRESS_STRESS_VIEW_H_
 
@@ -25,9 +26,9 @@
 #include <cstdint>
 #include <cstring>
 #include <thread>
-#include <type_traits>
 
 #include "model/view_parts.h"
+#include "testkit/view.h"
 
 namespace spsq_stress {
 
@@ -40,103 +41,76 @@ inline uint64_t steady_now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-class StressView {
+// The stress tests' access policy (testkit/view.h), as the comment at the
+// top says.
+class StressPolicy {
  public:
-  StressView(uint8_t* payload, uint64_t payload_bytes, uint8_t* counter, uint64_t counter_bytes)
+  StressPolicy(uint8_t* payload, uint64_t payload_bytes, uint8_t* counter, uint64_t counter_bytes)
       : payload_(payload), payload_bytes_(payload_bytes), counter_(counter),
         counter_bytes_(counter_bytes) {}
 
   bool failed() const { return failed_; }
   const ViewError& error() const { return error_; }
 
-  class Payload {
-   public:
-    explicit Payload(StressView* v) : v_(v) {}
-    ViewSpan span() const {
-      return ViewSpan{reinterpret_cast<uint64_t>(v_->payload_), v_->payload_bytes_};
-    }
-    template <class Out>
-    bool read(uint64_t off, uint64_t n, Out& out) {
-      if (!v_->inside(off, n, v_->payload_bytes_, "payload read")) return false;
-      using Addr = std::remove_reference_t<decltype(out.local_addr)>;
-      using Size = std::remove_reference_t<decltype(out.nbytes)>;
-      uint8_t* p = v_->payload_ + off;
-      if constexpr (std::is_pointer_v<Addr>) {
-        out.local_addr = reinterpret_cast<Addr>(p);
-      } else {
-        out.local_addr = static_cast<Addr>(reinterpret_cast<uintptr_t>(p));
-      }
-      out.nbytes = static_cast<Size>(n);
-      return true;
-    }
-    bool write(uint64_t off, const void* src, uint64_t n) {
-      if (!v_->inside(off, n, v_->payload_bytes_, "payload write")) return false;
-      if (n == 0) return true;
-      if (src == nullptr) return v_->fail("payload write from a null source");
-      uint8_t* dst = v_->payload_ + off;
-      if (dst != src) std::memmove(dst, src, n);
-      return true;
-    }
+  ViewSpan payload_span() const {
+    return ViewSpan{reinterpret_cast<uint64_t>(payload_), payload_bytes_};
+  }
+  ViewSpan counter_span() const {
+    return ViewSpan{reinterpret_cast<uint64_t>(counter_), counter_bytes_};
+  }
 
-   private:
-    StressView* v_;
-  };
+  bool on_read(uint64_t off, uint64_t n, uint8_t** addr) {
+    if (!inside(off, n, payload_bytes_, "payload read")) return false;
+    *addr = payload_ + off;
+    return true;
+  }
+  bool on_write(uint64_t off, const void* src, uint64_t n) {
+    if (!inside(off, n, payload_bytes_, "payload write")) return false;
+    if (n == 0) return true;
+    if (src == nullptr) return fail("payload write from a null source");
+    uint8_t* dst = payload_ + off;
+    if (dst != src) std::memmove(dst, src, n);
+    return true;
+  }
 
-  class Counter {
-   public:
-    explicit Counter(StressView* v) : v_(v) {}
-    ViewSpan span() const {
-      return ViewSpan{reinterpret_cast<uint64_t>(v_->counter_), v_->counter_bytes_};
+  bool on_notify(uint64_t off, int32_t value, uint32_t op) {
+    int32_t* p = slot(off, "counter notify");
+    if (p == nullptr) return false;
+    switch (op) {
+      case 0: __atomic_store_n(p, value, __ATOMIC_RELEASE); return true;
+      case 1: __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL); return true;
     }
-    template <class Op>
-    bool notify(uint64_t off, int32_t value, Op op) {
-      int32_t* p = v_->slot(off, "counter notify");
-      if (p == nullptr) return false;
-      switch (static_cast<uint32_t>(op)) {
-        case 0: __atomic_store_n(p, value, __ATOMIC_RELEASE); return true;
-        case 1: __atomic_fetch_add(p, value, __ATOMIC_ACQ_REL); return true;
-      }
-      return v_->fail("counter notify with an unknown op");
-    }
-    template <class Cmp, class Sample>
-    bool test(uint64_t off, int32_t cmp_value, Cmp cmp, Sample& sample) {
-      int32_t* p = v_->slot(off, "counter test");
-      if (p == nullptr) return false;
-      const int32_t observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    return fail("counter notify with an unknown op");
+  }
+  bool on_test(uint64_t off, int32_t cmp_value, uint32_t cmp, int32_t* observed,
+               bool* matched) {
+    int32_t* p = slot(off, "counter test");
+    if (p == nullptr) return false;
+    const int32_t seen = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    bool known = false;
+    const bool held = spsq_conf::wait_cmp_holds(seen, cmp, cmp_value, &known);
+    if (!known) return fail("counter test with an unknown compare");
+    *matched = held;
+    *observed = seen;
+    return true;
+  }
+  bool on_wait(uint64_t off, int32_t cmp_value, uint32_t cmp, uint64_t timeout_ns,
+               int32_t* observed) {
+    int32_t* p = slot(off, "counter wait");
+    if (p == nullptr) return false;
+    const uint64_t start = steady_now_ns();
+    for (uint64_t polls = 0;; ++polls) {
+      *observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
       bool known = false;
-      const bool held =
-          spsq_conf::wait_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known);
-      if (!known) return v_->fail("counter test with an unknown compare");
-      sample.matched = held;
-      sample.observed = observed;
-      return true;
-    }
-    template <class Cmp>
-    bool wait(uint64_t off, int32_t cmp_value, Cmp cmp, uint64_t timeout_ns, int32_t& observed) {
-      int32_t* p = v_->slot(off, "counter wait");
-      if (p == nullptr) return false;
-      const uint64_t start = steady_now_ns();
-      for (uint64_t polls = 0;; ++polls) {
-        observed = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-        bool known = false;
-        if (spsq_conf::wait_cmp_holds(observed, static_cast<uint32_t>(cmp), cmp_value, &known)) {
-          return true;
-        }
-        if (!known) return v_->fail("counter wait with an unknown compare");
-        // Read the clock now and then only: the peer usually moves first.
-        if (timeout_ns == 0 || (polls % 64 == 63 && steady_now_ns() - start >= timeout_ns)) {
-          return false;
-        }
-        std::this_thread::yield();
+      if (spsq_conf::wait_cmp_holds(*observed, cmp, cmp_value, &known)) return true;
+      if (!known) return fail("counter wait with an unknown compare");
+      // Read the clock now and then only: the peer usually moves first.
+      if (timeout_ns == 0 || (polls % 64 == 63 && steady_now_ns() - start >= timeout_ns)) {
+        return false;
       }
+      std::this_thread::yield();
     }
-
-   private:
-    StressView* v_;
-  };
-
-  Payload payload() { return Payload(this); }
-  Counter counter() { return Counter(this); }
+  }
 
  private:
   bool fail(const char* what) { return spsq_conf::fail_view(&failed_, &error_, what); }
@@ -161,6 +135,8 @@ class StressView {
   bool failed_ = false;
   ViewError error_;
 };
+
+using StressView = spsq_conf::PolicyView<StressPolicy>;
 
 }  // namespace spsq_stress
 
