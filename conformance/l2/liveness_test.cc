@@ -2,21 +2,13 @@
 // released everything, in both directions. Exhaustive over small arenas
 // (64..512 bytes), depths 1..4 and every 2-message prefix of sizes followed by
 // every size, from a fresh queue each time.
-#include <algorithm>
 #include <vector>
 
 #include "conformance/l2/l2_fixture.h"
+#include "testkit/liveness_sizes.h"
 
 namespace spsq_conf {
 namespace {
-
-std::vector<uint64_t> SizesFor(uint64_t arena) {
-  std::vector<uint64_t> s = {0, 1, 63, 64, 65, arena / 2, arena - 1, arena};
-  s.erase(std::remove_if(s.begin(), s.end(), [arena](uint64_t n) { return n > arena; }), s.end());
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  return s;
-}
 
 class Liveness : public L2Test {
  protected:
@@ -39,7 +31,7 @@ TEST_F(Liveness, OutputAcceptsEveryFittingMessageOnceL3ReleasedEverything) {
   SPSQ_EXERCISES("S2.FIT.1", "W.ARENA.1", "W.ARENA.2", "AMB.ROOM");
   uint64_t checked = 0;
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
-    const std::vector<uint64_t> sizes = SizesFor(arena);
+    const std::vector<uint64_t> sizes = LivenessSizes(arena);
     for (uint64_t depth : Depths()) {
       for (uint64_t a : sizes) {
         for (uint64_t b : sizes) {
@@ -70,7 +62,7 @@ TEST_F(Liveness, InputAcceptsEveryPlacementTheArenaRuleProduces) {
   SPSQ_CLAUSES("LIVE.2/l2-input", "W.LIVE.2", "W.ARENA.1", "W.ARENA.4", "S2.WRAP.1");
   uint64_t checked = 0;
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
-    const std::vector<uint64_t> sizes = SizesFor(arena);
+    const std::vector<uint64_t> sizes = LivenessSizes(arena);
     for (uint64_t depth : Depths()) {
       for (uint64_t a : sizes) {
         for (uint64_t b : sizes) {

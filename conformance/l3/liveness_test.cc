@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "conformance/l3/l3_fixture.h"
+#include "testkit/liveness_sizes.h"
 
 namespace spsq_conf {
 namespace {
@@ -16,11 +17,10 @@ class L3Liveness : public L3Suite {};
 TEST_F(L3Suite, LivenessSweepsInBothDirections) {
   SPSQ_EXERCISES("AMB.ROOM");
   for (uint64_t arena = 64; arena <= 512; arena += 64) {
-    const uint64_t sizes[] = {0, 1, 63, 64, 65, arena / 2, arena - 1, arena};
+    const std::vector<uint64_t> sizes = LivenessSizes(arena);
     for (uint64_t a : sizes) {
       for (uint64_t b : sizes) {
         for (uint64_t s : sizes) {
-          if (a > arena || b > arena || s > arena) continue;
           QueueParams p;
           p.depth = 2;
           p.input_arena = arena;
