@@ -1,6 +1,7 @@
 #include "fuzz/l2_stream_oracles.h"
 
 #include <cstdint>
+#include <cstring>
 
 #include "testkit/layout_fields.h"
 #include "fuzz/fuzz_view.h"
@@ -479,8 +480,11 @@ TEST(L2PublishOrder, PayloadThenBodyThenSeqThenTail) {
   const uint64_t slot = 64;  // payload at 320
   const Access good[] = {write(320, 8), write(slot + 8, 24), write(slot, 8), tail_notify()};
   EXPECT_PASSES(l2_publish_order(good, 4, 64, slot));
+  // seq in the same write as the body: its own check, before the order of seq
+  // after the body (same clauses) could see it.
   const Access together[] = {write(320, 8), write(slot, 32), tail_notify()};
   EXPECT_FINDING(l2_publish_order(together, 3, 64, slot), "W.ORDER.1,S3.PUB.1");
+  EXPECT_NE(std::strstr(Verdict::finding().text, "together with the body"), nullptr);
   const Access late[] = {write(slot + 8, 24), write(320, 8), write(slot, 8), tail_notify()};
   EXPECT_FINDING(l2_publish_order(late, 4, 64, slot), "S3.PUB.1,S3.PUB.2,S3.PUB.3");
   const Access seq_first[] = {write(320, 8), write(slot, 8), write(slot + 8, 24), tail_notify()};
