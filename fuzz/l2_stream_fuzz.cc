@@ -13,7 +13,7 @@
 // FuzzView: nothing here includes the reference. Where the spec leaves a
 // choice open (the OPEN.* and AMB.* clauses), every legal answer passes.
 //
-// Input: fuzz/l2_stream_input.h. After every step (fuzz/README.md lists them):
+// Input: fuzz/l2_stream_input.h. Each call and every step are judged (fuzz/README.md):
 //   - the view saw no access outside the spans or outside L2's regions;
 //   - poison is sticky and first-error-wins, and a dead endpoint writes nothing;
 //   - the abort flag is raised exactly once, and only for local poison;
@@ -25,11 +25,11 @@
 //     counters involved), try_peek / try_reserve answer one of the legal ways;
 //   - while everyone is honest nothing poisons, and every message arrives
 //     byte-exact, in order, in both directions.
-// Each check names the catalogue clauses it judges (SPSQ_FUZZ_CLAUSE_CHECK).
-// The checks after every step are the oracles of fuzz/l2_stream_oracles.h and
-// fuzz/stream_oracles.h, reported with SPSQ_FUZZ_REPORT; the step loop is
-// fuzz/stream_skeleton.h's. What stays here is the endpoint, its world and
-// model, and the checks of one call's answer against that model.
+// The judgments are the oracles of fuzz/l2_stream_oracles.h and
+// fuzz/stream_oracles.h, each naming the catalogue clauses it charges; the
+// harness drives the steps, keeps the endpoint, its world and the model (what
+// the endpoint may answer), fills each oracle's observation and reports its
+// verdict with SPSQ_FUZZ_REPORT. The step loop is fuzz/stream_skeleton.h's.
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -99,17 +99,9 @@ struct ErrorSnap {
   char message[256] = {};
 };
 
-// The answers a call may legally give (bits): progress, ordinary
-// no-progress (live, kind NONE), a refusal with a non-poison kind (live),
-// poison that names the descriptor (INVALID_DESCRIPTOR), poison of any local
-// kind (misuse, or a fault whose kind no document fixes: AMB.KINDS), and
-// REMOTE_ABORTED with the initiator flag raised (AMB.TRYABORT B).
-constexpr uint32_t kProgress = 1u << 0;
-constexpr uint32_t kNothing = 1u << 1;
-constexpr uint32_t kSoft = 1u << 2;
-constexpr uint32_t kPoisonDesc = 1u << 3;
-constexpr uint32_t kPoisonLocal = 1u << 4;
-constexpr uint32_t kRemoteAbort = 1u << 5;
+// The answers a call may legally give (bits): l2_stream_oracles.h names them
+// and judges each call's answer against them.
+using namespace l2_answers;
 
 template <uint64_t MI>
 class L2Stream {
@@ -188,8 +180,7 @@ class L2Stream {
     const auto s = wire::binding_scalars(
         wire::binding_for(m.layout(), m.payload_base(), m.counter_base(), kSession, kTxn));
     Binding b{};
-    SPSQ_FUZZ_CLAUSE_CHECK("S1.BIND.ORDER,W.BIND.1", Api::decode(s.data(), s.size(), &b),
-                           "decode_endpoint_binding rejected a valid binding");
+    SPSQ_FUZZ_REPORT(l2_binding_decoded(Api::decode(s.data(), s.size(), &b)));
     switch (fault) {
       case 0:
         b.payload_bytes += 64;
@@ -232,56 +223,29 @@ class L2Stream {
   // ------------------------------------------------------------ construction
 
   SPSQ_FUZZ_NO_COVERAGE void check_construction() {
-    SPSQ_FUZZ_CLAUSE_CHECK("S1.WIN.8,S1.WIN.9,W.FLAG.1", vs_.own_flag_writes == 0,
-                           "construction raised the abort flag");
-    const bool bad_binding = cfg_.binding_fault >= 0;
-    const bool bad_window = MI > cfg_.depth;
     const ErrorSnap e = snap();
-    if (!bad_binding && !bad_window) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.L2DECODE.5,S1.WIN.7,S2.BINDSIZE.1",
-                             ep_.live() && e.kind == wire::kKindNone,
-                             "valid construction failed: %s", e.message);
-      const spsq_conf::LayoutFields l = Api::layout(ep_);
-      SPSQ_FUZZ_CLAUSE_CHECK(
-          "S2.LAYOUT.2,W.LAYOUT.1",
-          l.depth == lay_.depth && l.input_ring == lay_.input_ring &&
-              l.output_ring == lay_.output_ring && l.input_arena == lay_.input_arena &&
-              l.input_arena_bytes == lay_.input_arena_bytes &&
-              l.output_arena == lay_.output_arena &&
-              l.output_arena_bytes == lay_.output_arena_bytes &&
-              l.payload_bytes == lay_.payload_bytes && l.counter_bytes == wire::kCounterBytes,
-          "layout() differs from the contract");
-      live_ok_ = true;
-      return;
-    }
-    SPSQ_FUZZ_CLAUSE_CHECK(bad_binding ? "S2.BINDSIZE.1,S2.BINDSIZE.2,W.BIND.1" : "S1.WIN.7",
-                           !ep_.live(), "construction with a bad %s is live",
-                           bad_binding ? "binding" : "MaxInflight");
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ENUM.3,W.ERR.1", e.op == wire::kOpInit, "construction error op %u",
-                           e.op);
-    // A window wider than depth is BAD_ARGUMENT (S1.WIN.8). No document fixes
-    // the kind of a broken binding, clock or view, beyond a construction
-    // error: any of the three construction kinds is accepted there.
-    if (!bad_binding) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.WIN.8", e.kind == wire::kBadArgument,
-                             "MaxInflight %" PRIu64 " > depth %" PRIu64 " gave kind %u: %s", MI,
-                             cfg_.depth, e.kind, e.message);
-    } else {
-      SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.1,W.ENUM.2",
-                             e.kind == wire::kBadBinding || e.kind == wire::kBadArgument ||
-                                 e.kind == wire::kEndpointError,
-                             "construction fault %d (window %d) gave kind %u: %s",
-                             cfg_.binding_fault, bad_window, e.kind, e.message);
-    }
-    // Identity only once magic and transaction id were accepted; after that
-    // an endpoint may report it or not.
-    const bool rejected = cfg_.binding_fault == 1 || cfg_.binding_fault == 2;
-    const bool none = e.session == 0 && e.txn == 0;
-    const bool ours = e.session == kSession && e.txn == kTxn;
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.2,S1.DIAG.1", rejected ? none : (none || ours),
-                           "identity (%" PRIx64 ", %" PRIu64 ") on construction fault %d",
-                           e.session, e.txn, cfg_.binding_fault);
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ERR.1", e.message[0] != '\0', "construction error without a message");
+    L2Construction o;
+    o.flag_writes = vs_.own_flag_writes;
+    o.binding_fault = cfg_.binding_fault;
+    o.window = MI;
+    o.depth = cfg_.depth;
+    o.live = ep_.live();
+    o.kind = e.kind;
+    o.op = e.op;
+    o.session = e.session;
+    o.txn = e.txn;
+    o.want_session = kSession;
+    o.want_txn = kTxn;
+    o.message = e.message;
+    if (o.live) o.layout = Api::layout(ep_);
+    o.want = spsq_conf::LayoutFields{lay_.depth,         lay_.input_ring,
+                                     lay_.output_ring,   lay_.input_arena,
+                                     lay_.input_arena_bytes, lay_.output_arena,
+                                     lay_.output_arena_bytes, lay_.payload_bytes,
+                                     wire::kCounterBytes};
+    SPSQ_FUZZ_REPORT(l2_construction(o));
+    // Judged further only when constructed as the contract allows.
+    live_ok_ = cfg_.binding_fault < 0 && MI <= cfg_.depth;
   }
 
   // ------------------------------------------------------------ steps
@@ -406,12 +370,15 @@ class L2Stream {
   bool l3_send(uint64_t n, uint64_t opcode) {
     if (stop_sent_) return false;
     uint64_t head = 0;
-    if (!wire::reconstruct(l3_head_, region_.counter(wire::kInputHead), lay_.depth, &head) ||
-        head > l3_pub_) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,S4.L2IN.5,W.CTR.1", input_counters_tampered_,
-                             "L2's input head %d is impossible (known %" PRIu64
-                             ", published %" PRIu64 ")",
-                             region_.counter(wire::kInputHead), l3_head_, l3_pub_);
+    const int32_t word = region_.counter(wire::kInputHead);
+    if (!wire::reconstruct(l3_head_, word, lay_.depth, &head) || head > l3_pub_) {
+      L2HeadRead o;
+      o.possible = false;
+      o.tampered = input_counters_tampered_;
+      o.word = word;
+      o.known = l3_head_;
+      o.published = l3_pub_;
+      SPSQ_FUZZ_REPORT(l2_input_head_read(o));
       return false;
     }
     l3_head_ = head;
@@ -443,14 +410,14 @@ class L2Stream {
   void l3_consume() {
     if (output_counters_tampered_) return;  // the harness's L3 no longer knows the truth
     uint64_t tail = 0;
-    const int32_t word = region_.counter(wire::kOutputTail);
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        "S3.CTR.1,W.CTR.1", wire::reconstruct(l3_out_tail_, word, lay_.depth, &tail),
-        "L2's output tail %d is impossible (known %" PRIu64 ")", word, l3_out_tail_);
-    SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S4.NOPROG.1", tail - l3_consumed_ <= lay_.depth,
-                           "L2 published %" PRIu64 " outputs past L3's head %" PRIu64
-                           " (depth %" PRIu64 ")",
-                           tail, l3_consumed_, lay_.depth);
+    L2TailRead o;
+    o.word = region_.counter(wire::kOutputTail);
+    o.known = l3_out_tail_;
+    o.possible = wire::reconstruct(l3_out_tail_, o.word, lay_.depth, &tail);
+    o.tail = tail;
+    o.consumed = l3_consumed_;
+    o.depth = lay_.depth;
+    SPSQ_FUZZ_REPORT(l2_output_tail_read(o));
     l3_out_tail_ = tail;
     if (tail == l3_consumed_) return;
     const uint64_t k = l3_consumed_;
@@ -460,25 +427,22 @@ class L2Stream {
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_output_message(uint64_t k) {
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1", k < out_sent_.size(),
-                           "output %" PRIu64 " appeared without a publish", k);
-    const wire::Descriptor d = region_.desc_at(lay_.output_slot(k));
-    const Sent& s = out_sent_[k];
-    uint64_t next = 0;
-    SPSQ_FUZZ_CLAUSE_CHECK("W.SEQ.1,W.DESC.1,W.ARENA.1,W.DIR.1,S2.ZERO.1",
-                           desc_valid(output_of(lay_), d, k, l3_out_cursor_, &next),
-                           "L2 published an invalid descriptor at output %" PRIu64 ": seq %" PRIu64
-                           " op %" PRIu64 " off %" PRIu64 " n %" PRIu64,
-                           k, d.seq, d.opcode, d.offset, d.nbytes);
-    SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S4.L2OUT.2",
-                           d.opcode == s.opcode && d.offset == s.offset && d.nbytes == s.nbytes,
-                           "output %" PRIu64 " is not the message L2 published", k);
-    for (uint64_t i = 0; i < d.nbytes; ++i) {
-      SPSQ_FUZZ_CLAUSE_CHECK(
-          "S0.PURPOSE.1,S3.PUB.2",
-          region_.payload()[d.offset + i] == pattern_byte(cfg_.salt ^ 0xa5, k + 1, i),
-          "output %" PRIu64 " byte %" PRIu64 " differs from what L2 wrote", k, i);
+    L2OutputMessage o;
+    o.k = k;
+    o.published = k < out_sent_.size();
+    o.d = region_.desc_at(lay_.output_slot(k));
+    o.dir = output_of(lay_);
+    o.cursor = l3_out_cursor_;
+    if (o.published) {
+      const Sent& s = out_sent_[k];
+      o.opcode = s.opcode;
+      o.offset = s.offset;
+      o.nbytes = s.nbytes;
     }
+    o.payload = region_.payload();
+    o.salt = cfg_.salt ^ 0xa5;
+    uint64_t next = 0;
+    SPSQ_FUZZ_REPORT(l2_output_message(o, &next));
     l3_out_cursor_ = next;
   }
 
@@ -530,22 +494,17 @@ class L2Stream {
     return a;
   }
 
-  // The clauses the next input descriptor breaks, in desc_valid's order (an
-  // endpoint that takes it, or that does not poison, breaks them too).
-  SPSQ_FUZZ_NO_COVERAGE const char* next_desc_clauses() const {
-    if (stop_acquired_) return "S4.STOP.7,S4.STOP.11";
-    if (acquired_ == l3_pub_) return "S4.NOPROG.1,W.CTR.2";
-    const wire::Descriptor d = region_.desc_at(lay_.input_slot(acquired_));
-    if (d.seq != acquired_ + 1) return "W.SEQ.1,S4.POISON.1";
-    if (!input_of(lay_).carries(d.opcode)) return "W.DIR.1,S4.POISON.2";
-    if (d.nbytes == 0) return d.offset == 0 ? "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2" : "S2.ZERO.2";
-    if (d.opcode == wire::kStop) return "W.STOP.1,S4.STOP.1";
-    if (d.nbytes > lay_.input_arena_bytes) return "S2.FIT.1,S4.POISON.6";
-    uint64_t next = 0;
-    if (!desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, &next)) {
-      return "W.ARENA.3,S4.POISON.6";
-    }
-    return "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2";
+  // The next input descriptor, for the clauses taking it breaks
+  // (l2_next_input_clauses).
+  SPSQ_FUZZ_NO_COVERAGE L2NextInput next_input() const {
+    L2NextInput o;
+    o.stop_acquired = stop_acquired_;
+    o.acquired = acquired_;
+    o.published = l3_pub_;
+    if (!stop_acquired_ && acquired_ != l3_pub_) o.d = region_.desc_at(lay_.input_slot(acquired_));
+    o.dir = input_of(lay_);
+    o.cursor = consumer_cursor_;
+    return o;
   }
 
   // A descriptor whose only fault is its offset (payload replay). A zero-byte
@@ -590,79 +549,58 @@ class L2Stream {
     if (held_full && live_before_ && !ep_.live()) honesty_.misuse = true;
     check_dead_refuses(ok, blocking ? "peek" : "try_peek");
     if (ok) {
-      SPSQ_FUZZ_CLAUSE_CHECK(next_desc_clauses(), !predict || (want & kProgress),
-                             "try_peek acquired, the model allows answers %#x", want);
+      SPSQ_FUZZ_REPORT(l2_peek_acquired(predict, want, predict ? next_input() : L2NextInput{}));
       on_acquired(h);
       return;
     }
     if (predict) check_refusal(want, "try_peek");
     if (blocking && ep_.live() && !held_full && kind() == wire::kKindNone) {
-      check_expired(t0, timeout, input_predictable() && predict_peek() == kProgress, cut0,
-                    "S3.TO.4,S3.TO.8");
+      L2Expired o;
+      o.available = input_predictable() && predict_peek() == kProgress;
+      check_expired(&o, t0, timeout, cut0);
     }
   }
 
   // A refusal (false) of a predicted call is one of the legal answers.
   SPSQ_FUZZ_NO_COVERAGE void check_refusal(uint32_t want, const char* call) {
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S3.TO.4,LIVE.2", want != kProgress,
-                           "%s refused message %" PRIu64 " the model says is available: %s", call,
-                           acquired_ + 1, message());
-    const uint32_t k = kind();
-    if (ep_.live()) {
-      if (k == wire::kKindNone) {
-        SPSQ_FUZZ_CLAUSE_CHECK(next_desc_clauses(), want & kNothing,
-                               "%s: a bad descriptor did not poison (answers %#x)", call, want);
-      } else {
-        SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5", want & kSoft, "%s stayed live with error kind %u: %s",
-                               call, k, message());
-      }
-      return;
-    }
-    bool legal = false;
-    if (k == wire::kInvalidDescriptor)
-      legal = want & (kPoisonDesc | kPoisonLocal);
-    else if (k == wire::kRemoteAborted)
-      legal = want & kRemoteAbort;
-    else
-      legal = want & kPoisonLocal;
-    SPSQ_FUZZ_CLAUSE_CHECK((want & kPoisonDesc) ? "S4.POISON.1,S4.STOP.11,W.SEQ.1,W.ARENA.3"
-                                                : "S4.NOPROG.1,AMB.EMPTYIN,S3.TO.6",
-                           legal, "%s poisoned with kind %u (answers %#x): %s", call, k, want,
-                           message());
+    L2Refusal o;
+    o.answers = want;
+    o.call = call;
+    o.next = next_input();
+    o.live = ep_.live();
+    o.kind = kind();
+    o.message = message();
+    SPSQ_FUZZ_REPORT(l2_refusal(o));
   }
 
   // A dead endpoint rejects every normal operation (S4.POISON.14).
   SPSQ_FUZZ_NO_COVERAGE void check_dead_refuses(bool ok, const char* call) {
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.14", live_before_ || !ok,
-                           "%s succeeded on a poisoned endpoint", call);
+    SPSQ_FUZZ_REPORT(l2_dead_refuses(live_before_, ok, call));
   }
 
   // timeout 0 on a blocking call: a live no-attempt.
   SPSQ_FUZZ_NO_COVERAGE void check_no_attempt(bool ok, uint64_t t0) {
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.2", !ok, "a zero timeout made progress");
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.3", vs_.calls == calls_before_,
-                           "a zero timeout touched shared memory");
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1", FuzzTime::now() == t0, "a zero timeout waited");
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.1,S3.TO.2", ep_.live(), "a zero timeout poisoned: %s", message());
+    L2NoAttempt o;
+    o.ok = ok;
+    o.touched = vs_.calls != calls_before_;
+    o.t0 = t0;
+    o.now = FuzzTime::now();
+    o.live = ep_.live();
+    o.message = message();
+    SPSQ_FUZZ_REPORT(l2_no_attempt(o));
   }
 
-  // A blocking call that returned false on a live endpoint: nothing to do,
-  // the deadline passed (wait_expired, with AMB.WAITFALSE's readings) and the
-  // peer's abort flag is down.
-  SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, bool available,
-                                           uint64_t cut_before, const char* clauses) {
-    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !available, "blocking call gave up with work available");
-    WaitExpiry w;
-    w.t0 = t0;
-    w.now = FuzzTime::now();
-    w.timeout = timeout;
-    w.cut = vs_.cut_short != cut_before;
-    w.last_cut = vs_.last_cut_short;
-    SPSQ_FUZZ_REPORT(wait_expired(w));
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7", !abort_raised(),
-                           "timeout expired with the initiator abort flag at %d and no "
-                           "REMOTE_ABORTED",
-                           region_.counter(wire::kInitiatorFlag));
+  // A blocking call that returned false on a live endpoint (`o` says what
+  // the model has for it): the wait of [t0, now) and the peer's flag.
+  SPSQ_FUZZ_NO_COVERAGE void check_expired(L2Expired* o, uint64_t t0, uint64_t timeout,
+                                           uint64_t cut_before) {
+    o->wait.t0 = t0;
+    o->wait.now = FuzzTime::now();
+    o->wait.timeout = timeout;
+    o->wait.cut = vs_.cut_short != cut_before;
+    o->wait.last_cut = vs_.last_cut_short;
+    o->initiator_flag = region_.counter(wire::kInitiatorFlag);
+    SPSQ_FUZZ_REPORT(l2_expired(*o));
   }
 
   // Payload offset of a span the endpoint lent (0 for an empty one).
@@ -672,45 +610,31 @@ class L2Stream {
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_handle(const Handle& h, uint64_t* next_cursor) {
-    const uint64_t seq = Api::seq(h), opcode = Api::opcode(h), n = Api::nbytes(h);
-    const uint64_t off = offset_of(Api::payload(h), n);
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.STOP.7,S4.STOP.11", !stop_acquired_,
-                           "acquired seq %" PRIu64 " after STOP", seq);
-    SPSQ_FUZZ_CLAUSE_CHECK("W.SEQ.1,S0.PURPOSE.1,S2.SEQ.1", seq == acquired_ + 1,
-                           "acquired seq %" PRIu64 ", want %" PRIu64, seq, acquired_ + 1);
-    SPSQ_FUZZ_CLAUSE_CHECK("W.DIR.1,S2.OPC.1,S4.POISON.2",
-                           opcode == wire::kData || opcode == wire::kStop || opcode == wire::kError,
-                           "acquired opcode %" PRIu64, opcode);
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        "S4.L2IN.2,S4.L2IN.4,S1.WIN.1,S1.WIN.2", opcode == wire::kStop || !window_held_full(),
-        "acquired a message with %" PRIu64 " DATA handles held (window %" PRIu64 ")", held_data_,
-        MI);
-    // The handle obeys the arena rule and stays inside the input arena (an
-    // input ERROR is judged as the DATA it is delivered like: OPEN.ERRIN A).
-    wire::Descriptor d{seq, opcode == wire::kError ? wire::kData : opcode, off, n};
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ARENA.1,W.ARENA.3,S2.ZERO.1,W.STOP.1,S4.STOP.1,S2.OFF.1",
-                           desc_valid(input_of(lay_), d, acquired_, consumer_cursor_, next_cursor),
-                           "handle seq %" PRIu64 " breaks the contract: op %" PRIu64 " [%" PRIu64
-                           ", +%" PRIu64 ")",
-                           seq, opcode, off, n);
+    L2Handle o;
+    o.seq = Api::seq(h);
+    o.opcode = Api::opcode(h);
+    o.nbytes = Api::nbytes(h);
+    o.bytes = Api::payload(h);
+    o.offset = offset_of(o.bytes, o.nbytes);
+    o.stop_acquired = stop_acquired_;
+    o.acquired = acquired_;
+    o.held_data = held_data_;
+    o.window = MI;
+    o.dir = input_of(lay_);
+    o.cursor = consumer_cursor_;
     // What L3 sent, byte-exact, when nothing tampered with it (a forged head
     // counter makes the harness's L3 overwrite slots L2 has not consumed).
     const uint64_t k = acquired_;
     if (k < sent_.size() && !sent_[k].crafted && !input_desc_tampered_ &&
         !input_counters_tampered_) {
-      const Sent& s = sent_[k];
-      SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.5",
-                             opcode == s.opcode && off == s.offset && n == s.nbytes,
-                             "handle seq %" PRIu64 " is not the message L3 sent", seq);
-      if (!payload_tampered_) {
-        const uint8_t* p = Api::payload(h);
-        for (uint64_t i = 0; i < n; ++i) {
-          SPSQ_FUZZ_CLAUSE_CHECK(
-              "S0.PURPOSE.1,S3.PUB.5", p[i] == pattern_byte(cfg_.salt, seq, i),
-              "handle seq %" PRIu64 " byte %" PRIu64 " differs from what L3 sent", seq, i);
-        }
-      }
+      o.sent_known = true;
+      o.sent_opcode = sent_[k].opcode;
+      o.sent_offset = sent_[k].offset;
+      o.sent_nbytes = sent_[k].nbytes;
+      o.bytes_known = !payload_tampered_;
+      o.salt = cfg_.salt;
     }
+    SPSQ_FUZZ_REPORT(l2_handle(o, next_cursor));
   }
 
   void on_acquired(const Handle& h) {
@@ -739,9 +663,7 @@ class L2Stream {
     check_dead_refuses(ok, "release");
     if (!live_before_) return;
     if (!ok) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2IN.5,S4.OWN.1", vs_.failed,
-                             "release of held seq %" PRIu64 " failed: %s", Api::seq(held_[i].h),
-                             message());
+      SPSQ_FUZZ_REPORT(l2_release_refused(vs_.failed, Api::seq(held_[i].h), message()));
       soft_ok_ = true;  // a failed read without mutation may leave it live (AMB.READFAIL)
       return;
     }
@@ -800,41 +722,39 @@ class L2Stream {
       return;
     }
     if (blocking && ep_.live() && n <= lay_.output_arena_bytes && kind() == wire::kKindNone) {
-      check_expired(t0, timeout, output_predictable() && output_room(n), cut0,
-                    refusal_clauses(n));
+      L2Expired o;
+      o.reserve = true;
+      o.available = output_predictable() && output_room(n);
+      o.room = room_at(n);
+      check_expired(&o, t0, timeout, cut0);
     }
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_reserve_answer(uint64_t n, bool ok, bool room) {
-    if (ok) {
-      const bool ring_full = out_pub_ - l3_consumed_ >= lay_.depth;
-      SPSQ_FUZZ_CLAUSE_CHECK(ring_full ? "S2.CAP.1,S4.NOPROG.1" : "W.ARENA.2,S4.NOPROG.2", room,
-                             "try_reserve(%" PRIu64 ") succeeded without room", n);
-      return;
-    }
-    SPSQ_FUZZ_CLAUSE_CHECK(refusal_clauses(n), !room,
-                           "try_reserve(%" PRIu64 ") refused, the model has room: %s", n,
-                           message());
-    if (!ep_.live()) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.NOPROG.1,S4.NOPROG.2,S3.TO.6",
-                             kind() == wire::kRemoteAborted && abort_raised(),
-                             "try_reserve(%" PRIu64 ") poisoned: %s", n, message());
-    } else {
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.5,S4.NOPROG.2", kind() == wire::kKindNone,
-                             "try_reserve(%" PRIu64 ") refused with error kind %u: %s", n, kind(),
-                             message());
-    }
+    L2TryReserve o;
+    o.ok = ok;
+    o.room = room;
+    o.at = room_at(n);
+    o.live = ep_.live();
+    o.kind = kind();
+    o.initiator_flag = region_.counter(wire::kInitiatorFlag);
+    o.message = message();
+    SPSQ_FUZZ_REPORT(l2_try_reserve(o));
   }
 
-  // What refusing a reservation the model has room for breaks: on an idle
-  // arena, where only the literal room bound refuses it (AMB.ROOM B), the
-  // liveness clauses; one short of depth, capacity; else the room rule.
-  const char* refusal_clauses(uint64_t n) const {
-    const Placement p = place(out_cursor_, n, lay_.output_arena, lay_.output_arena_bytes);
-    const uint64_t released = released_out_cursor();
-    if (n != 0 && p.next - released > lay_.output_arena_bytes) return "LIVE.1,W.LIVE.1,W.LIVE.3";
-    if (out_pub_ - l3_consumed_ == lay_.depth - 1) return "S2.CAP.1";
-    return "W.ARENA.2,LIVE.1";
+  // The output side as the model keeps it, for a reservation of n bytes
+  // (l2_refusal_clauses).
+  L2Room room_at(uint64_t n) const {
+    L2Room r;
+    r.n = n;
+    r.cursor = out_cursor_;
+    r.released_cursor = released_out_cursor();
+    r.arena = lay_.output_arena;
+    r.arena_bytes = lay_.output_arena_bytes;
+    r.published = out_pub_;
+    r.consumed = l3_consumed_;
+    r.depth = lay_.depth;
+    return r;
   }
 
   uint64_t released_out_cursor() const {
@@ -848,15 +768,14 @@ class L2Stream {
   }
 
   SPSQ_FUZZ_NO_COVERAGE void on_reserved(const Reservation& r, uint64_t n) {
-    SPSQ_FUZZ_CLAUSE_CHECK("S2.FIT.1,W.ARENA.2", n <= lay_.output_arena_bytes,
-                           "reserved %" PRIu64 " bytes of a %" PRIu64 "-byte arena", n,
-                           lay_.output_arena_bytes);
     const Placement p = place(out_cursor_, n, lay_.output_arena, lay_.output_arena_bytes);
-    const uint64_t rn = Api::nbytes(r), off = offset_of(Api::payload(r), rn);
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ARENA.1,W.ARENA.4,S2.WRAP.1,S2.ZERO.1", rn == n && off == p.offset,
-                           "reservation [%" PRIu64 ", +%" PRIu64 "), the arena rule says [%" PRIu64
-                           ", +%" PRIu64 ")",
-                           off, rn, p.offset, n);
+    L2Reservation o;
+    o.n = n;
+    o.arena_bytes = lay_.output_arena_bytes;
+    o.nbytes = Api::nbytes(r);
+    o.offset = offset_of(Api::payload(r), o.nbytes);
+    o.placed = p.offset;
+    SPSQ_FUZZ_REPORT(l2_reservation(o));
     active_ = true;
     r_ = r;
     r_next_cursor_ = p.next;
@@ -877,8 +796,7 @@ class L2Stream {
     check_dead_refuses(ok, "publish");
     if (!live_before_) return;
     if (!ok) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.2", vs_.failed,
-                             "publish of the active reservation failed: %s", message());
+      SPSQ_FUZZ_REPORT(l2_publish_refused(vs_.failed, message()));
       return;
     }
     const uint64_t off = offset_of(dst, n);
@@ -889,49 +807,20 @@ class L2Stream {
     ++out_pub_;
   }
 
-  // Payload, then descriptor bytes 8..31, then seq, then the tail counter.
+  // The descriptor and payload of a publish, then the order of its writes.
   SPSQ_FUZZ_NO_COVERAGE void check_publish(uint64_t opcode, uint64_t seq, uint64_t off,
                                            uint64_t n) {
     const uint64_t slot = lay_.output_slot(out_pub_);
-    const wire::Descriptor d = region_.desc_at(slot);
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.2,W.DESC.1,S2.DESC.1,W.SEQ.1",
-                           d.seq == seq && d.opcode == opcode && d.offset == off && d.nbytes == n,
-                           "published descriptor differs from the reservation");
-    for (uint64_t i = 0; i < n; ++i) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.2,S0.PURPOSE.1",
-                             region_.payload()[off + i] == pattern_byte(cfg_.salt ^ 0xa5, seq, i),
-                             "published payload byte %" PRIu64 " differs", i);
-    }
-    if (vs_.logged > FuzzViewState::kLogCapacity) return;  // too long to judge the order
-    int last_payload = -1, first_desc = vs_.logged, last_body = -1, first_seq = vs_.logged,
-        last_seq = -1, tail = -1, last_write = -1;
-    for (int i = 0; i < vs_.logged; ++i) {
-      const Access& a = vs_.log[i];
-      if (a.kind == AccessKind::NOTIFY && a.offset == wire::kOutputTail) tail = i;
-      if (a.kind != AccessKind::WRITE) continue;
-      last_write = i;
-      const uint64_t lo = a.offset, hi = a.offset + a.nbytes;
-      const bool touches_seq = lo < slot + 8 && hi > slot;
-      const bool touches_body = lo < slot + 32 && hi > slot + 8;
-      if (touches_seq || touches_body) {
-        SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1", !(touches_seq && touches_body),
-                               "seq written together with the body");
-        if (first_desc == vs_.logged) first_desc = i;
-        if (touches_body) last_body = i;
-        if (touches_seq) {
-          if (first_seq == vs_.logged) first_seq = i;
-          last_seq = i;
-        }
-      } else {
-        last_payload = i;
-      }
-    }
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,S3.PUB.2,S3.PUB.3", last_payload < first_desc,
-                           "payload written after the descriptor");
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1", last_seq >= 0 && last_body < first_seq,
-                           "seq not written after bytes 8..31");
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1", tail > last_seq && tail > last_write,
-                           "tail not published last, after seq");
+    L2Published o;
+    o.d = region_.desc_at(slot);
+    o.seq = seq;
+    o.opcode = opcode;
+    o.offset = off;
+    o.nbytes = n;
+    o.payload = region_.payload();
+    o.salt = cfg_.salt ^ 0xa5;
+    SPSQ_FUZZ_REPORT(l2_published(o));
+    SPSQ_FUZZ_REPORT(l2_publish_order(vs_.log, vs_.logged, FuzzViewState::kLogCapacity, slot));
   }
 
   // ------------------------------------------------------------ misuse
@@ -954,8 +843,7 @@ class L2Stream {
       m.put_desc_at(l.input_slot(0), wire::Descriptor{1, wire::kData, l.input_arena, n});
       m.set_counter(wire::kInputTail, 1);
       foreign_->have = foreign_->ep.input().try_peek(foreign_->h);
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.5,S4.NOPROG.1", foreign_->have,
-                             "a second queue did not deliver its first input");
+      SPSQ_FUZZ_REPORT(l2_foreign_input(foreign_->have));
     }
     if (!foreign_->have) return false;
     *out = foreign_->h;
@@ -970,9 +858,7 @@ class L2Stream {
     if (!f->tried_r) {
       f->tried_r = true;
       f->have_r = f->ep.output().try_reserve(n % (cfg_.out + 1), f->r);
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.1,S4.NOPROG.2", f->have_r,
-                             "an idle second queue refused a reservation that fits: %s",
-                             Api::message(f->ep));
+      SPSQ_FUZZ_REPORT(l2_foreign_reservation(f->have_r, Api::message(f->ep)));
     }
     if (!f->have_r) return false;
     *out = f->r;
@@ -981,14 +867,12 @@ class L2Stream {
 
   void l2_misuse(uint8_t variant, uint8_t arg) {
     bool ok = false;
-    const char* clauses = "S4.POISON.9";
     switch (variant) {
       case kReleaseStale:
         if (!have_released_) return;
         calling();
         call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(last_released_);
-        clauses = "S4.POISON.9";
         break;
       case kReleaseBadSeq: {
         if (held_.empty()) return;
@@ -1012,8 +896,7 @@ class L2Stream {
             on_released(i);
           } else {
             misuse_step_ = honesty_.misuse = true;
-            SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.9", !ep_.live() || vs_.failed,
-                                   "a refused release did not poison");
+            SPSQ_FUZZ_REPORT(l2_refused_release(ep_.live(), vs_.failed));
           }
           return;
         }
@@ -1028,7 +911,6 @@ class L2Stream {
         calling();
         call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(h);
-        clauses = "S4.POISON.9,S4.OWN.1";
         break;
       }
       case kReserveTwice: {
@@ -1044,12 +926,16 @@ class L2Stream {
         if (!ep_.live()) honesty_.misuse = true;
         // AMB.RESERVE: refused and live (A), poison (B), or the active
         // reservation again (C); a second, distinct one is FAIL.
+        L2SecondReserve o;
+        o.ok = ok;
         if (ok) {
-          SPSQ_FUZZ_CLAUSE_CHECK("S4.L2OUT.1,S4.L2OUT.7",
-                                 Api::nbytes(r) == Api::nbytes(r_) &&
-                                     Api::payload(r) == Api::payload(r_) && ep_.live(),
-                                 "a second reserve gave a second reservation");
+          o.nbytes = Api::nbytes(r);
+          o.active_nbytes = Api::nbytes(r_);
+          o.payload = Api::payload(r);
+          o.active_payload = Api::payload(r_);
+          o.live = ep_.live();
         }
+        SPSQ_FUZZ_REPORT(l2_second_reserve(o));
         if (ep_.live()) soft_ok_ = true;
         return;
       }
@@ -1058,7 +944,6 @@ class L2Stream {
         calling();
         call_op_ = wire::kOpOutputPublish;
         ok = ep_.output().publish(last_published_, Api::opcode_value(wire::kData));
-        clauses = "S4.L2OUT.3,S4.L2OUT.4,S4.L2OUT.5";
         break;
       case kPublishBadOp: {
         if (!active_) return;
@@ -1067,7 +952,6 @@ class L2Stream {
         call_op_ = wire::kOpOutputPublish;
         ok = ep_.output().publish(r_, Api::opcode_value(kBad[arg % 3]));
         active_ = false;
-        clauses = arg % 3 == 0 ? "S2.STOP.1,S4.POISON.3,W.DIR.1" : "S4.POISON.2,W.ENUM.1,W.DIR.1";
         break;
       }
       // The variants below leave the model's active reservation alone: none of
@@ -1077,7 +961,6 @@ class L2Stream {
         Reservation never{};
         call_op_ = wire::kOpOutputPublish;
         ok = ep_.output().publish(never, Api::opcode_value(wire::kData));
-        clauses = "S4.L2OUT.3";
         break;
       }
       case kPublishForgedSize: {
@@ -1088,7 +971,6 @@ class L2Stream {
         calling();
         call_op_ = wire::kOpOutputPublish;
         ok = ep_.output().publish(forged, Api::opcode_value(wire::kData));
-        clauses = "S4.L2OUT.3";
         break;
       }
       case kPublishForeign: {
@@ -1097,7 +979,6 @@ class L2Stream {
         calling();
         call_op_ = wire::kOpOutputPublish;
         ok = ep_.output().publish(theirs, Api::opcode_value(wire::kData));
-        clauses = "S4.L2OUT.6";
         break;
       }
       case kReleaseSeqZero: {
@@ -1107,7 +988,6 @@ class L2Stream {
         calling();
         call_op_ = wire::kOpInputRelease;
         ok = ep_.input().release(h);
-        clauses = "S4.POISON.9";
         break;
       }
     }
@@ -1115,8 +995,13 @@ class L2Stream {
     check_dead_refuses(ok, "misuse");
     if (!live_before_) return;
     honesty_.misuse = true;
-    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ok, "misuse %u succeeded", variant);
-    SPSQ_FUZZ_CLAUSE_CHECK(clauses, !ep_.live() || vs_.failed, "misuse %u did not poison", variant);
+    L2MisuseAnswer o;
+    o.variant = variant;
+    o.arg = arg;
+    o.ok = ok;
+    o.live = ep_.live();
+    o.view_failed = vs_.failed;
+    SPSQ_FUZZ_REPORT(l2_misuse_answer(o));
     if (ep_.live()) soft_ok_ = true;  // a failed view may refuse before judging
   }
 

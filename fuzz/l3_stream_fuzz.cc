@@ -11,8 +11,7 @@
 // HarnessView and measures time with VirtualClock; the harness speaks the wire
 // through the conformance wire model. Nothing here names an implementation.
 //
-// Input: fuzz/l3_stream_input.h. After every step, each check naming the
-// clauses it judges (SPSQ_FUZZ_CLAUSE_CHECK):
+// Input: fuzz/l3_stream_input.h. Each call's answer and every step are judged:
 //   - no access outside the spans or outside L3's regions and signals;
 //   - poison is terminal and first-error-wins; a dead or freed queue touches nothing;
 //   - a rejected call never poisons and never touches shared memory;
@@ -25,9 +24,11 @@
 //     and try_peek do what the model allows;
 //   - while everyone is honest nothing fails, and every message arrives
 //     byte-exact, in order, in both directions.
-// The checks after every step are the oracles of fuzz/l3_stream_oracles.h and
-// fuzz/stream_oracles.h, reported with SPSQ_FUZZ_REPORT; the step loop is
-// fuzz/stream_skeleton.h's.
+// The judgments are the oracles of fuzz/l3_stream_oracles.h and
+// fuzz/stream_oracles.h, each naming the clauses it charges; the harness
+// drives the steps, keeps the model (what the queue may answer), fills each
+// oracle's observation and reports its verdict with SPSQ_FUZZ_REPORT. The
+// step loop is fuzz/stream_skeleton.h's.
 // Where the contract leaves a choice open, every legal answer passes:
 // AMB.ROOM (an idle arena may refuse), OPEN.ABORTSAMPLE / AMB.TRYABORT (a call
 // may report a raised peer flag early), AMB.KINDS (the kind of a poison whose
@@ -82,8 +83,6 @@ constexpr uint64_t kSession = 0x1330000000000001ull;
 constexpr uint64_t kTxn = 11;
 constexpr uint64_t kMaxArena = 512;
 
-const char* name(L3Status s) { return spsq_conf::l3_status_name(s); }
-
 struct Config {
   uint64_t depth, in, out, salt;
   bool half_waits;
@@ -102,49 +101,6 @@ Config parse_config(FuzzReader& in) {
   c.binding_fault = arenas.binding_fault;
   return c;
 }
-
-// Why a descriptor is invalid at logical index k with the consumer at `cursor`.
-enum class Bad { kNone, kSeq, kOpcode, kZeroOffset, kStopBytes, kOversize, kOffset };
-
-SPSQ_FUZZ_NO_COVERAGE Bad desc_fault(const ModelDirection& dir, const wire::Descriptor& d,
-                                     uint64_t k, uint64_t cursor, uint64_t* next) {
-  if (d.seq != wire::seq_of(k)) return Bad::kSeq;
-  if (!dir.carries(d.opcode)) return Bad::kOpcode;
-  if (d.nbytes == 0) {
-    *next = cursor;
-    return d.offset == 0 ? Bad::kNone : Bad::kZeroOffset;
-  }
-  if (d.opcode == wire::kStop) return Bad::kStopBytes;
-  wire::Placement p;
-  if (!wire::place(cursor, d.nbytes, dir.arena, dir.arena_bytes, &p)) return Bad::kOversize;
-  if (d.offset != p.offset) return Bad::kOffset;
-  *next = p.next;
-  return Bad::kNone;
-}
-
-// The clauses a consumer breaks by accepting a descriptor with this defect,
-// and whether a document fixes the poison's kind (INVALID_DESCRIPTOR) or it
-// is AMB.KINDS's to record.
-const char* bad_clauses(Bad b) {
-  switch (b) {
-    case Bad::kSeq:
-      return "S4.POISON.1,W.SEQ.1";
-    case Bad::kOpcode:
-      return "S4.POISON.2,S4.POISON.3,S2.STOP.1,W.DIR.1";
-    case Bad::kZeroOffset:
-      return "S2.ZERO.2,W.STOP.1";
-    case Bad::kStopBytes:
-      return "S4.STOP.1,W.STOP.1";
-    case Bad::kOversize:
-      return "S4.POISON.4,S2.FIT.2";
-    case Bad::kOffset:
-      return "S4.POISON.4,S4.POISON.6,W.ARENA.3";
-    case Bad::kNone:
-      break;
-  }
-  return "S4.POISON.10";
-}
-bool kind_fixed(Bad b) { return b == Bad::kSeq || b == Bad::kOffset; }
 
 // Region memory is mapped once per payload size and zeroed for every input:
 // mapping guard pages per run would cost more than the run.
@@ -170,9 +126,9 @@ struct Msg {
   uint64_t opcode, offset, nbytes;
 };
 
-bool same_public(const L3Message& a, const L3Message& b) {
-  return a.seq == b.seq && a.opcode == b.opcode && a.payload_offset == b.payload_offset &&
-         a.payload_nbytes == b.payload_nbytes;
+// The public fields of a message handle, as a descriptor.
+wire::Descriptor public_of(const L3Message& m) {
+  return wire::Descriptor{m.seq, m.opcode, m.payload_offset, m.payload_nbytes};
 }
 
 class L3Stream {
@@ -247,44 +203,32 @@ class L3Stream {
         q_->open(scalars.data(), scalars.size(), HarnessView(&vs_), &VirtualClock::now_ns);
     uses_view_ = q_->uses_view();
     if (cfg_.binding_fault >= 0) {
-      const bool live = opened && q_->live();
-      // An output arena that is no 64-byte multiple is invalid on either side.
-      // The other faults break checks the spec gives L2's decoder; an L3 queue
-      // may refuse them or not, and a queue bound on such a binding is not
-      // judged further.
-      if (cfg_.binding_fault == 5) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S2.ARENA.3", !live, "output arena %" PRIu64 " accepted",
-                               lay_.output_arena_bytes + 32);
-      }
-      if (live) return;
-      SPSQ_FUZZ_CLAUSE_CHECK("S2.ARENA.3,S2.DEPTH.2", shared_accesses() == 0,
-                             "refusing binding fault %d made %zu shared accesses",
-                             cfg_.binding_fault, shared_accesses());
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.11,W.FLAG.1", mem_->load_counter(wire::kInitiatorFlag) == 0,
-                             "refusing a binding raised the initiator flag");
+      L3BindingFault o;
+      o.fault = cfg_.binding_fault;
+      o.live = opened && q_->live();
+      o.accesses = shared_accesses();
+      o.initiator_flag = mem_->load_counter(wire::kInitiatorFlag);
+      o.output_arena_bytes = lay_.output_arena_bytes + 32;
+      SPSQ_FUZZ_REPORT(l3_binding_fault(o));
+      if (o.live) return;  // not judged further
       opened_ = opened;  // a queue that opened dead must reject everything
       if (opened) note_death();
       log_.clear();
       return;
     }
-    SPSQ_FUZZ_CLAUSE_CHECK("S0.BIND.1", opened && q_->live(), "valid binding refused: %s",
-                           opened ? q_->error().message.c_str() : "open() returned false");
+    const L3ErrorInfo e = opened ? q_->error() : L3ErrorInfo{};
+    SPSQ_FUZZ_REPORT(
+        l3_opened(opened && q_->live(), opened ? e.message.c_str() : "open() returned false"));
     opened_ = true;
     uint64_t back[wire::kScalarCount] = {};
-    SPSQ_FUZZ_CLAUSE_CHECK("S1.BIND.ORDER",
-                           q_->chip_task_arg_scalars(back, wire::kScalarCount) &&
-                               std::memcmp(back, scalars.data(), sizeof(back)) == 0,
-                           "chip_task_arg_scalars() differ from the binding");
-    const spsq_conf::LayoutFields f = q_->layout();
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        "S2.LAYOUT.3,W.LAYOUT.1",
-        f.depth == lay_.depth && f.input_ring == lay_.input_ring &&
-            f.output_ring == lay_.output_ring && f.input_arena == lay_.input_arena &&
-            f.input_arena_bytes == lay_.input_arena_bytes && f.output_arena == lay_.output_arena &&
-            f.output_arena_bytes == lay_.output_arena_bytes &&
-            f.payload_bytes == lay_.payload_bytes && f.counter_bytes == lay_.counter_bytes,
-        "layout() differs from the wire layout of (%" PRIu64 ", %" PRIu64 ", %" PRIu64 ")",
-        lay_.depth, lay_.input_arena_bytes, lay_.output_arena_bytes);
+    const bool returned = q_->chip_task_arg_scalars(back, wire::kScalarCount);
+    SPSQ_FUZZ_REPORT(l3_scalars_back(returned, back, scalars.data(), wire::kScalarCount));
+    SPSQ_FUZZ_REPORT(l3_layout(q_->layout(),
+                               spsq_conf::LayoutFields{lay_.depth, lay_.input_ring,
+                                                       lay_.output_ring, lay_.input_arena,
+                                                       lay_.input_arena_bytes, lay_.output_arena,
+                                                       lay_.output_arena_bytes,
+                                                       lay_.payload_bytes, lay_.counter_bytes}));
     count_flag_attempts();
     ok_ = true;
     log_.clear();
@@ -419,18 +363,18 @@ class L3Stream {
   void l2_take() {
     if (input_counters_tampered_) return;
     uint64_t tail = 0;
-    const int32_t w = mem_->load_counter(wire::kInputTail);
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.CTR.1,W.CTR.1,S2.CAP.1",
-                           wire::reconstruct(l2_in_tail_, w, lay_.depth, &tail),
-                           "L3's input tail %d is impossible (known %" PRIu64 ")", w, l2_in_tail_);
-    SPSQ_FUZZ_CLAUSE_CHECK("S2.CAP.1,S1.TRYENQ.1", tail - l2_taken_ <= lay_.depth,
-                           "L3 published %" PRIu64 " inputs past L2's head %" PRIu64, tail,
-                           l2_taken_);
+    L3TailRead o;
+    o.word = mem_->load_counter(wire::kInputTail);
+    o.known = l2_in_tail_;
+    o.possible = wire::reconstruct(l2_in_tail_, o.word, lay_.depth, &tail);
+    o.tail = tail;
+    o.taken = l2_taken_;
+    o.depth = lay_.depth;
+    SPSQ_FUZZ_REPORT(l3_input_tail_read(o));
     l2_in_tail_ = tail;
     if (tail == l2_taken_) return;
     const uint64_t k = l2_taken_;
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.STOP.2", input_area_tampered_ || !l2_saw_stop_,
-                           "L3 published input %" PRIu64 " after STOP", k + 1);
+    SPSQ_FUZZ_REPORT(l3_input_after_stop(input_area_tampered_, l2_saw_stop_, k));
     const wire::Descriptor d = wire::decode_descriptor(mem_->payload() + lay_.input_slot(k));
     if (!input_area_tampered_) check_input_message(k, d);
     l2_in_cursor_ = k < enq_cursor_after_.size() ? enq_cursor_after_[k] : l2_in_cursor_;
@@ -440,34 +384,26 @@ class L3Stream {
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_input_message(uint64_t k, const wire::Descriptor& d) {
-    uint64_t next = 0;
-    const Bad bad = desc_fault(in_, d, k, l2_in_cursor_, &next);
-    SPSQ_FUZZ_CLAUSE_CHECK(bad == Bad::kNone ? "" : bad_clauses(bad), bad == Bad::kNone,
-                           "L3 published an invalid input descriptor %" PRIu64 ": seq %" PRIu64
-                           " op %" PRIu64 " [%" PRIu64 ", +%" PRIu64 ")",
-                           k, d.seq, d.opcode, d.offset, d.nbytes);
+    SPSQ_FUZZ_REPORT(l3_input_descriptor(in_, d, k, l2_in_cursor_));
     SPSQ_FUZZ_CHECK(k < enq_sent_.size(), "input %" PRIu64 " without an enqueue", k);
     const Msg& m = enq_sent_[k];
-    SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,W.DESC.1",
-                           d.opcode == m.opcode && d.offset == m.offset && d.nbytes == m.nbytes,
-                           "input %" PRIu64 " is not what L3 enqueued", k);
-    for (uint64_t i = 0; i < d.nbytes; ++i) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.2",
-                             mem_->payload()[d.offset + i] == pattern_byte(cfg_.salt, k + 1, i),
-                             "input %" PRIu64 " byte %" PRIu64 " differs from the enqueued buffer",
-                             k, i);
-    }
+    L3InputMessage o;
+    o.k = k;
+    o.d = d;
+    o.opcode = m.opcode;
+    o.offset = m.offset;
+    o.nbytes = m.nbytes;
+    o.payload = mem_->payload();
+    o.salt = cfg_.salt;
+    SPSQ_FUZZ_REPORT(l3_input_message(o));
   }
 
   bool l2_put(uint64_t n, uint64_t opcode) {
     if (output_counters_tampered_) return false;
     uint64_t head = 0;
     const int32_t w = mem_->load_counter(wire::kOutputHead);
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        "S3.CTR.1,W.CTR.1,S3.PUB.5",
-        wire::reconstruct(l2_out_head_, w, lay_.depth, &head) && head <= out_pub_,
-        "L3's output head %d is impossible (known %" PRIu64 ", published %" PRIu64 ")", w,
-        l2_out_head_, out_pub_);
+    const bool reconstructed = wire::reconstruct(l2_out_head_, w, lay_.depth, &head);
+    SPSQ_FUZZ_REPORT(l3_output_head_read(reconstructed, w, l2_out_head_, head, out_pub_));
     l2_out_head_ = head;
     if (out_pub_ - head >= lay_.depth) return false;
     const uint64_t released_cursor = head == 0 ? 0 : out_cursor_after_[head - 1];
@@ -494,50 +430,32 @@ class L3Stream {
 
   // ------------------------------------------------------------ status rules
 
-  // What every status says about the queue, whatever the call was. `usage`:
-  // the call is a usage error, which a dead queue may reject instead of fail;
-  // `rejected_clauses` judge that a rejection touched no shared memory.
+  // What every status says about the queue, whatever the call was (l3_status).
+  // `usage`: the call is a usage error, which a dead queue may reject instead
+  // of fail; `rejected` and `variant` say what a rejection that touched shared
+  // memory breaks.
   SPSQ_FUZZ_NO_COVERAGE void check_status(L3Status st, const char* call, bool usage,
-                                          const char* rejected_clauses = "S4.STOP.2") {
-    if (freed_before_) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.FREE.1", st == L3Status::kRejected || st == L3Status::kFailed,
-                             "%s on a freed queue returned %s", call, name(st));
-      return;
+                                          L3Rejected rejected = L3Rejected::kStop,
+                                          uint8_t variant = 0) {
+    L3StatusSeen o;
+    o.st = st;
+    o.call = call;
+    o.usage = usage;
+    o.rejected = rejected;
+    o.variant = variant;
+    o.freed_before = freed_before_;
+    o.live_before = live_before_;
+    if (!freed_before_ && live_before_) {  // a freed or dead queue is not asked
+      o.live = q_->live();
+      if (st == L3Status::kRejected) o.accesses = shared_accesses();
+      if (!o.live) {  // the error, fetched only for a queue that died
+        const L3ErrorInfo e = q_->error();
+        o.message = e.message.c_str();
+        SPSQ_FUZZ_REPORT(l3_status(o));
+        return;
+      }
     }
-    if (!live_before_) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10,S4.POISON.14",
-                             st == L3Status::kFailed || (usage && st == L3Status::kRejected),
-                             "%s on a dead queue returned %s", call, name(st));
-      return;
-    }
-    const bool live = q_->live();
-    if (st == L3Status::kFailed) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", !live, "%s returned FAILED on a live queue", call);
-      return;
-    }
-    SPSQ_FUZZ_CLAUSE_CHECK("S4.POISON.10", live, "%s returned %s but the queue died: %s", call,
-                           name(st), q_->error().message.c_str());
-    if (st == L3Status::kRejected) {
-      SPSQ_FUZZ_CLAUSE_CHECK(rejected_clauses, shared_accesses() == 0,
-                             "rejected %s touched shared memory", call);
-    }
-  }
-
-  // A blocking C++ L3 call with timeout 0. The spec fixes timeout <= 0 only
-  // for the Python calls (S3.PYTO.1, not judged on the C++ queue), so both
-  // of AMB.TIMEOUTZERO's readings pass: REJECTED (A) or ordinary no-progress
-  // at once (B). Anything else attempted the call or died, which neither
-  // reading allows and the harness cannot follow (a deviation, stated on the
-  // ambiguity).
-  SPSQ_FUZZ_NO_COVERAGE void check_zero_timeout(L3Status st, const char* call) {
-    if (st == L3Status::kRejected) {
-      SPSQ_FUZZ_READING("AMB.TIMEOUTZERO", "A", "%s with timeout 0 returned REJECTED", call);
-      return;
-    }
-    SPSQ_FUZZ_CLAUSE_CHECK("AMB.TIMEOUTZERO",
-                           st == L3Status::kNoProgress || st == L3Status::kTimedOut,
-                           "%s with timeout 0 returned %s", call, name(st));
-    SPSQ_FUZZ_READING("AMB.TIMEOUTZERO", "B", "%s with timeout 0 returned %s", call, name(st));
+    SPSQ_FUZZ_REPORT(l3_status(o));
   }
 
   bool input_predictable() const {
@@ -600,51 +518,49 @@ class L3Stream {
     disarm_hook();
     const bool usage = stop_before || (blocking && timeout == 0);
     check_status(st, stop ? "request_stop" : "enqueue", usage,
-                 stop_before ? "S4.STOP.2" : "AMB.TIMEOUTZERO");
+                 stop_before ? L3Rejected::kStop : L3Rejected::kZeroTimeout);
     if (!live_before_ || freed_before_) return;
     if (stop_before) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.STOP.2", st == L3Status::kRejected,
-                             "enqueue after STOP returned %s, want REJECTED", name(st));
+      SPSQ_FUZZ_REPORT(l3_enqueue_after_stop(st));
       return;
     }
     if (usage) {
-      check_zero_timeout(st, stop ? "request_stop" : "enqueue");
+      SPSQ_FUZZ_REPORT(l3_zero_timeout(st, stop ? "request_stop" : "enqueue"));
       return;
     }
     if (predict) {
-      // OPEN.ABORTSAMPLE / AMB.TRYABORT: a raised peer flag may be reported at once.
-      const bool early_abort =
-          st == L3Status::kFailed && peer_flag_up() && q_->error().kind == wire::kRemoteAborted;
-      const bool ok = st == (room ? L3Status::kOk : L3Status::kNoProgress) ||
-                      (room && !literal_room && st == L3Status::kNoProgress) || early_abort;
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.TRYENQ.1,S1.TRYENQ.2,S1.TRYENQ.3,S2.CAP.1,W.ARENA.2,AMB.ROOM", ok,
-                             "try_%s(%" PRIu64 ") returned %s, the model says room %d",
-                             stop ? "request_stop" : "enqueue", n, name(st), room);
+      L3TryEnqueue o;
+      o.st = st;
+      o.stop = stop;
+      o.n = n;
+      o.room = room;
+      o.literal_room = literal_room;
+      o.peer_flag_up = peer_flag_up();
+      o.kind = st == L3Status::kFailed ? q_->error().kind : wire::kKindNone;
+      SPSQ_FUZZ_REPORT(l3_try_enqueue(o));
     }
     if (st == L3Status::kTimedOut) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8,S4.NOPROG.1,S4.NOPROG.2",
-                             !(input_predictable() && input_room(n, false)),
-                             "enqueue timed out with room");
-      check_expired(t0, timeout, cut0);
+      check_timed_out(false, input_predictable() && input_room(n, false), t0, timeout, cut0);
     }
     if (st != L3Status::kOk) return;
     check_enqueued(seq, opcode, n);
   }
 
-  // A timed-out call waited its whole timeout (wait_expired, with
-  // AMB.WAITFALSE's readings) and the peer's abort flag is down.
-  SPSQ_FUZZ_NO_COVERAGE void check_expired(uint64_t t0, uint64_t timeout, uint64_t cut_before) {
-    WaitExpiry w;
-    w.t0 = t0;
-    w.now = VirtualClock::peek();
-    w.timeout = timeout;
-    w.cut = vs_.cut_short != cut_before;
-    w.last_cut = vs_.last_cut_short;
-    w.exact = true;
-    SPSQ_FUZZ_REPORT(wait_expired(w));
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.7,S4.POISON.12", !peer_flag_up(),
-                           "timed out with the peer abort flag at %d and no REMOTE_ABORTED",
-                           mem_->load_counter(wire::kPeerFlag));
+  // A call that timed out (l3_timed_out): whether the model has work for it,
+  // the wait of [t0, now) and the peer's flag.
+  SPSQ_FUZZ_NO_COVERAGE void check_timed_out(bool peek, bool available, uint64_t t0,
+                                             uint64_t timeout, uint64_t cut_before) {
+    L3TimedOut o;
+    o.peek = peek;
+    o.available = available;
+    o.wait.t0 = t0;
+    o.wait.now = VirtualClock::peek();
+    o.wait.timeout = timeout;
+    o.wait.cut = vs_.cut_short != cut_before;
+    o.wait.last_cut = vs_.last_cut_short;
+    o.wait.exact = true;
+    o.peer_flag = mem_->load_counter(wire::kPeerFlag);
+    SPSQ_FUZZ_REPORT(l3_timed_out(o));
   }
 
   // The descriptor, the payload and the publish order of one enqueue.
@@ -652,17 +568,15 @@ class L3Stream {
     wire::Placement p;
     wire::place(enq_cursor_, n, in_.arena, in_.arena_bytes, &p);
     const uint64_t slot = lay_.input_slot(enq_pub_);
-    const wire::Descriptor d = wire::decode_descriptor(mem_->payload() + slot);
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        "W.DESC.1,W.SEQ.1,W.ARENA.1,W.ARENA.4,S2.ZERO.1,W.STOP.1",
-        d.seq == seq && d.opcode == opcode && d.offset == p.offset && d.nbytes == n,
-        "enqueued descriptor seq %" PRIu64 " op %" PRIu64 " [%" PRIu64 ", +%" PRIu64
-        "), want seq %" PRIu64 " [%" PRIu64 ", +%" PRIu64 ")",
-        d.seq, d.opcode, d.offset, d.nbytes, seq, p.offset, n);
-    for (uint64_t i = 0; i < n; ++i) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S2.FIT.1", mem_->payload()[p.offset + i] == src_[i],
-                             "enqueued byte %" PRIu64 " differs from the buffer", i);
-    }
+    L3Enqueued o;
+    o.d = wire::decode_descriptor(mem_->payload() + slot);
+    o.seq = seq;
+    o.opcode = opcode;
+    o.nbytes = n;
+    o.offset = p.offset;
+    o.payload = mem_->payload();
+    o.src = src_;
+    SPSQ_FUZZ_REPORT(l3_enqueued(o));
     if (uses_view_) check_publish_order(slot, p.offset, n);
     enq_sent_.push_back(Msg{opcode, p.offset, n});
     enq_cursor_after_.push_back(p.next);
@@ -671,55 +585,29 @@ class L3Stream {
     if (opcode == wire::kStop) stop_published_ = true;
   }
 
-  // The order of one publication's writes in this step's log: the payload
-  // span, then bytes 8..31, then seq (bytes 0..7), then the tail. One pass;
-  // a span may be written in several writes.
+  // The step's log, fed to l3_publish_order: successful writes and the
+  // input tail's successful notifies.
   SPSQ_FUZZ_NO_COVERAGE void check_publish_order(uint64_t slot, uint64_t off, uint64_t n) {
-    auto overlaps = [](const Access& a, uint64_t lo, uint64_t len) {
-      return a.kind == AccessKind::kWrite && a.ok && len != 0 && a.offset < lo + len &&
-             lo < a.offset + a.nbytes;
-    };
-    uint64_t payload = 0, body = 0, seq = 0;  // bytes covered so far (writes do not overlap)
-    bool stray = false, payload_late = false, seq_early = false, seq_with_body = false;
-    bool tail = false, tail_early = false;
+    L3PublishOrder o;
+    o.slot = slot;
+    o.off = off;
+    o.n = n;
+    o.arena = in_.arena;
+    o.arena_bytes = in_.arena_bytes;
     for (const Access& a : log_.entries()) {
-      const bool in_payload = overlaps(a, off, n);
-      const bool in_body = overlaps(a, slot + 8, 24);
-      const bool in_seq = overlaps(a, slot, 8);
-      if (overlaps(a, in_.arena, in_.arena_bytes) &&
-          (n == 0 || a.offset < off || a.offset + a.nbytes > off + n)) {
-        stray = true;
-      }
-      if (in_payload) {
-        payload_late = payload_late || body != 0 || seq != 0 || tail;
-        payload += a.nbytes;
-      }
-      if (in_body) {
-        seq_with_body = seq_with_body || in_seq;
-        seq_early = seq_early || seq != 0;
-        body += a.nbytes;
-      }
-      if (in_seq && !in_body) {
-        seq_early = seq_early || body < 24;
-        seq += a.nbytes;
-      }
-      if (a.kind == AccessKind::kNotify && a.ok && a.offset == wire::kInputTail && !tail) {
-        tail = true;
-        tail_early = seq < 8;
+      if (!a.ok) continue;
+      if (a.kind == AccessKind::kWrite) {
+        o.write(a.offset, a.nbytes);
+      } else if (a.kind == AccessKind::kNotify && a.offset == wire::kInputTail) {
+        o.tail_notify();
       }
     }
-    SPSQ_FUZZ_CLAUSE_CHECK("S3.PUB.1,S3.PUB.2", !payload_late && payload >= n,
-                           "payload written after the descriptor (or not at all)");
-    SPSQ_FUZZ_CLAUSE_CHECK("S2.FIT.1", !stray, "arena write outside the message");
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1", !seq_with_body && !seq_early && seq >= 8,
-                           "seq not written after bytes 8..31");
-    SPSQ_FUZZ_CLAUSE_CHECK("W.ORDER.1,S3.PUB.1,S3.PUB.2", tail && !tail_early,
-                           "tail not published after the seq");
+    SPSQ_FUZZ_REPORT(l3_publish_order(o));
   }
 
   // ------------------------------------------------------------ L3 output
 
-  enum class Expect { NOTHING, ACQUIRE, POISON };
+  using Expect = L3Expect;  // what the model says the next try_peek must do
 
   SPSQ_FUZZ_NO_COVERAGE Expect predict_peek(Bad* why) const {
     *why = Bad::kNone;
@@ -745,65 +633,51 @@ class L3Stream {
     L3Message m;
     const L3Status st = blocking ? q_->peek(timeout, &m) : q_->try_peek(&m);
     disarm_hook();
-    check_status(st, "peek", blocking && timeout == 0, "AMB.TIMEOUTZERO");
+    check_status(st, "peek", blocking && timeout == 0, L3Rejected::kZeroTimeout);
     if (!live_before_ || freed_before_) return;
     if (blocking && timeout == 0) {
-      check_zero_timeout(st, "peek");
+      SPSQ_FUZZ_REPORT(l3_zero_timeout(st, "peek"));
       return;
     }
     if (predict) check_predicted_peek(st, want, why);
     if (st == L3Status::kTimedOut) {
       Bad now = Bad::kNone;
-      SPSQ_FUZZ_CLAUSE_CHECK("S3.TO.8",
-                             !(output_predictable() && predict_peek(&now) != Expect::NOTHING),
-                             "peek timed out with a message available");
-      check_expired(t0, timeout, cut0);
+      check_timed_out(true, output_predictable() && predict_peek(&now) != Expect::NOTHING, t0,
+                      timeout, cut0);
     }
     if (st == L3Status::kOk) on_peeked(m);
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_predicted_peek(L3Status st, Expect want, Bad why) {
     const L3ErrorInfo e = st == L3Status::kFailed ? q_->error() : L3ErrorInfo{};
-    // OPEN.ABORTSAMPLE / AMB.TRYABORT: a raised peer flag may be reported at once.
-    if (st == L3Status::kFailed && e.kind == wire::kRemoteAborted && peer_flag_up()) return;
-    if (want == Expect::POISON) {
-      SPSQ_FUZZ_CLAUSE_CHECK(bad_clauses(why), st == L3Status::kFailed,
-                             "try_peek of an invalid output descriptor returned %s", name(st));
-      // AMB.KINDS: only seq and offset defects have a kind a document fixes.
-      SPSQ_FUZZ_CLAUSE_CHECK(
-          bad_clauses(why), !kind_fixed(why) || e.kind == wire::kInvalidDescriptor,
-          "invalid output descriptor gave kind %s: %s", wire::kind_name(e.kind), e.message.c_str());
-      return;
-    }
-    const L3Status expect = want == Expect::ACQUIRE ? L3Status::kOk : L3Status::kNoProgress;
-    SPSQ_FUZZ_CLAUSE_CHECK(
-        want == Expect::ACQUIRE ? "S0.PURPOSE.1,S4.L3OUT.2,W.LIVE.2" : "S1.TRYPEEK.1,S4.NOPROG.3",
-        st == expect, "try_peek returned %s, the model says %s: %s", name(st), name(expect),
-        e.message.c_str());
+    L3PredictedPeek o;
+    o.st = st;
+    o.want = want;
+    o.why = why;
+    o.kind = e.kind;
+    o.message = e.message.c_str();
+    o.peer_flag_up = peer_flag_up();
+    SPSQ_FUZZ_REPORT(l3_predicted_peek(o));
   }
 
   SPSQ_FUZZ_NO_COVERAGE void on_peeked(const L3Message& m) {
-    if (has_active_) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L3OUT.1,S4.L3OUT.2", same_public(m, active_),
-                             "peek with seq %" PRIu64 " active returned seq %" PRIu64, active_.seq,
-                             m.seq);
-      return;
-    }
+    L3Peeked o;
+    o.m = public_of(m);
+    o.has_active = has_active_;
+    o.active = public_of(active_);
+    o.k = out_taken_;
+    o.dir = out_;
+    o.cursor = l3_out_cursor_;
     const uint64_t k = out_taken_;
-    uint64_t next = 0;
-    const wire::Descriptor d{m.seq, m.opcode, m.payload_offset, m.payload_nbytes};
-    const Bad bad = desc_fault(out_, d, k, l3_out_cursor_, &next);
-    SPSQ_FUZZ_CLAUSE_CHECK(bad == Bad::kNone ? "" : bad_clauses(bad), bad == Bad::kNone,
-                           "message seq %" PRIu64 " (want %" PRIu64
-                           ") breaks the contract: op %" PRIu64 " [%" PRIu64 ", +%" PRIu64 ")",
-                           m.seq, k + 1, m.opcode, m.payload_offset, m.payload_nbytes);
     if (k < out_sent_.size() && !out_desc_tampered_ && !output_counters_tampered_) {
-      const Msg& s = out_sent_[k];
-      SPSQ_FUZZ_CLAUSE_CHECK(
-          "S0.PURPOSE.1",
-          m.opcode == s.opcode && m.payload_offset == s.offset && m.payload_nbytes == s.nbytes,
-          "message seq %" PRIu64 " is not what L2 published", m.seq);
+      o.sent_known = true;
+      o.sent_opcode = out_sent_[k].opcode;
+      o.sent_offset = out_sent_[k].offset;
+      o.sent_nbytes = out_sent_[k].nbytes;
     }
+    uint64_t next = 0;
+    SPSQ_FUZZ_REPORT(l3_peeked(o, &next));
+    if (has_active_) return;  // the active message again
     active_ = m;
     has_active_ = true;
     active_next_cursor_ = next;
@@ -813,10 +687,6 @@ class L3Stream {
     return k < out_sent_.size() && !out_desc_tampered_ && !output_counters_tampered_ &&
            !payload_tampered_;
   }
-
-  // A failed call on a live queue is explained by a view failure or a raised
-  // peer flag (OPEN.ABORTSAMPLE / AMB.TRYABORT).
-  bool failure_explained() const { return view_failed() || peer_flag_up(); }
 
   void l3_read(uint8_t mode) {
     if (!has_active_) return;
@@ -834,45 +704,38 @@ class L3Stream {
     const L3Status st = q_->read_into(active_, buf, cap);
     check_status(st, "read_into", too_small);
     if (!live_before_ || freed_before_) return;
+    L3ReadAnswer o;
+    o.st = st;
+    o.n = n;
+    o.cap = cap;
+    o.too_small = too_small;
+    o.view_failed = view_failed();
+    o.peer_flag_up = peer_flag_up();
+    if (st != L3Status::kOk) {  // the error, fetched only when there may be one
+      const L3ErrorInfo e = q_->error();
+      o.message = e.message.c_str();
+      SPSQ_FUZZ_REPORT(l3_read_answer(o));
+    } else {
+      SPSQ_FUZZ_REPORT(l3_read_answer(o));
+    }
     if (too_small) {
-      // The spec answers a too-small buffer only in its host-language API
-      // (AMB.SHORTBUF): a usage error (A) or poison (B), never a partial copy.
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.DEQ.1", st != L3Status::kOk,
-                             "read_into of %" PRIu64 " bytes into %" PRIu64 " returned OK", n, cap);
-      if (st == L3Status::kRejected) {
-        SPSQ_FUZZ_READING("AMB.SHORTBUF", "A", "read_into of %" PRIu64 " bytes into %" PRIu64
-                          " returned REJECTED", n, cap);
-        return;
-      }
-      SPSQ_FUZZ_CLAUSE_CHECK("AMB.SHORTBUF", st == L3Status::kFailed,
-                             "read_into a too-small buffer returned %s", name(st));
-      misuse_step_ = honesty_.misuse = true;
-      if (!view_failed()) {
-        SPSQ_FUZZ_READING("AMB.SHORTBUF", "B", "read_into a too-small buffer poisoned: %s",
-                          q_->error().message.c_str());
-      }
+      if (st == L3Status::kFailed) misuse_step_ = honesty_.misuse = true;  // AMB.SHORTBUF B
       return;
     }
-    if (st != L3Status::kOk) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L3OUT.1", failure_explained(),
-                             "read_into of the active message returned %s: %s", name(st),
-                             q_->error().message.c_str());
-      return;
-    }
+    if (st != L3Status::kOk) return;
     check_read(n, cap);
   }
 
   SPSQ_FUZZ_NO_COVERAGE void check_read(uint64_t n, uint64_t cap) {
-    if (payload_exact(out_taken_)) {
-      for (uint64_t i = 0; i < n; ++i) {
-        SPSQ_FUZZ_CLAUSE_CHECK("S0.PURPOSE.1,S3.PUB.5",
-                               dst_[i] == pattern_byte(cfg_.salt ^ 0x5a, active_.seq, i),
-                               "read byte %" PRIu64 " of seq %" PRIu64 " differs", i, active_.seq);
-      }
-    }
-    for (uint64_t i = n; i < cap && i < sizeof(dst_); ++i) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S1.DEQ.1", dst_[i] == 0xcd, "read_into wrote past the message");
-    }
+    L3ReadBytes o;
+    o.buf = dst_;
+    o.size = sizeof(dst_);
+    o.n = n;
+    o.cap = cap;
+    o.exact = payload_exact(out_taken_);
+    o.salt = cfg_.salt ^ 0x5a;
+    o.seq = active_.seq;
+    SPSQ_FUZZ_REPORT(l3_read_bytes(o));
   }
 
   void l3_release() {
@@ -881,9 +744,8 @@ class L3Stream {
     check_status(st, "release", false);
     if (!live_before_ || freed_before_) return;
     if (st != L3Status::kOk) {
-      SPSQ_FUZZ_CLAUSE_CHECK("S4.L3OUT.1", failure_explained(),
-                             "release of the active message returned %s: %s", name(st),
-                             q_->error().message.c_str());
+      SPSQ_FUZZ_REPORT(l3_active_call_failed("release", st, view_failed(), peer_flag_up(),
+                                             q_->error().message.c_str()));
       return;
     }
     on_released();
@@ -917,8 +779,6 @@ class L3Stream {
 
   void l3_misuse(uint8_t variant, uint8_t arg) {
     L3Status st = L3Status::kOk;
-    bool poisons = true;
-    const char* ids = "S4.L3OUT.3,S4.POISON.9";
     switch (variant) {
       case kL3ReleaseStale:
         if (!have_released_) return;
@@ -936,21 +796,13 @@ class L3Stream {
         break;
       }
       case kL3NullBuffer:
-        // Answered only in the host-language API (AMB.NULLBUF): graded below.
-        poisons = false;
-        ids = "AMB.NULLBUF";
+        // Answered only in the host-language API (AMB.NULLBUF): graded there.
         st = q_->try_enqueue(nullptr, 1 + arg % cfg_.in);
         break;
       case kL3TooBig:
-        poisons = false;
-        ids = "S2.FIT.2";
         st = q_->try_enqueue(src_, cfg_.in + 1 + arg);
         break;
       case kL3BadTimeout:
-        // The adapter's timeouts are unsigned: every timeout <= 0 is 0 here,
-        // and what C++ does with 0 is open (AMB.TIMEOUTZERO).
-        poisons = false;
-        ids = "AMB.TIMEOUTZERO";
         if (arg & 1) {
           L3Message m;
           st = q_->peek(0, &m);
@@ -959,42 +811,24 @@ class L3Stream {
         }
         break;
     }
-    check_status(st, "misuse", !poisons, ids);
+    const bool poisons = l3_misuse_poisons(variant);
+    check_status(st, "misuse", !poisons, L3Rejected::kMisuse, variant);
     if (!live_before_ || freed_before_) return;
-    if (variant == kL3BadTimeout) {
-      check_zero_timeout(st, (arg & 1) ? "peek" : "enqueue");
-      return;
-    }
-    if (variant == kL3NullBuffer) {
-      // A usage error (A) or poison (B); an input published from no buffer
-      // is the end-of-step checks' (the tail moves only on an enqueue).
-      if (st == L3Status::kRejected) {
-        // After STOP the input is closed: that usage error answers first
-        // (S4.STOP.*), so the refusal states no reading of the null buffer.
-        if (!stop_published_) {
-          SPSQ_FUZZ_READING("AMB.NULLBUF", "A", "try_enqueue(nullptr, n) returned REJECTED");
-        }
-        return;
-      }
-      SPSQ_FUZZ_CLAUSE_CHECK("AMB.NULLBUF", st == L3Status::kFailed,
-                             "try_enqueue(nullptr, n) returned %s", name(st));
+    const L3ErrorInfo e = st == L3Status::kFailed ? q_->error() : L3ErrorInfo{};
+    L3MisuseAnswer o;
+    o.variant = variant;
+    o.arg = arg;
+    o.st = st;
+    o.stop_published = stop_published_;
+    o.view_failed = view_failed();
+    o.kind = e.kind;
+    o.message = e.message.c_str();
+    SPSQ_FUZZ_REPORT(l3_misuse_answer(o));
+    // A poison the misuse explains (the null buffer's: AMB.NULLBUF B).
+    if (variant != kL3BadTimeout && st == L3Status::kFailed &&
+        (poisons || variant == kL3NullBuffer)) {
       misuse_step_ = honesty_.misuse = true;
-      if (!view_failed()) {
-        SPSQ_FUZZ_READING("AMB.NULLBUF", "B", "try_enqueue(nullptr, n) poisoned: %s",
-                          q_->error().message.c_str());
-      }
-      return;
     }
-    if (!poisons) {
-      SPSQ_FUZZ_CLAUSE_CHECK(ids, st == L3Status::kRejected, "usage error %u returned %s", variant,
-                             name(st));
-      return;
-    }
-    misuse_step_ = honesty_.misuse = true;
-    // AMB.KINDS: any kind but NONE (reading A: OWNERSHIP).
-    SPSQ_FUZZ_CLAUSE_CHECK(ids, st == L3Status::kFailed && q_->error().kind != wire::kKindNone,
-                           "misuse %u returned %s with kind %s", variant, name(st),
-                           wire::kind_name(q_->error().kind));
   }
 
   // ------------------------------------------------------------ hostile L2

@@ -6,8 +6,10 @@
 #include <cinttypes>
 #include <cstdint>
 
+#include "testkit/layout_fields.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/oracle_verdict.h"
+#include "fuzz/wire_model.h"
 
 namespace spsq_fuzz {
 
@@ -49,6 +51,55 @@ SPSQ_ORACLE Verdict wait_expired(const WaitExpiry& w) {
                         w.timeout);
   }
   return v;
+}
+
+// The first of n bytes at p that is not pattern_byte(salt, seq, i), or n.
+// The caller has validated [p, p + n) against its span.
+SPSQ_ORACLE uint64_t first_unlike(const uint8_t* p, uint64_t n, uint64_t salt, uint64_t seq) {
+  for (uint64_t i = 0; i < n; ++i) {
+    if (p[i] != pattern_byte(salt, seq, i)) return i;
+  }
+  return n;
+}
+
+// The n bytes at `bytes` of message `seq`, which its producer wrote as
+// pattern_byte(salt, seq, i); `what` and `at` name the message in the text.
+struct MessageBytes {
+  const uint8_t* bytes = nullptr;  // validated: inside the message's span
+  uint64_t nbytes = 0, salt = 0, seq = 0;
+  const char* what = "";
+  uint64_t at = 0;
+};
+
+// A message the side under test published carries the bytes it was given:
+// FIFO delivery (S0.PURPOSE.1) of payload that was visible before the
+// descriptor (S3.PUB.2).
+SPSQ_ORACLE Verdict published_bytes(const MessageBytes& m) {
+  Verdict v;
+  const uint64_t i = first_unlike(m.bytes, m.nbytes, m.salt, m.seq);
+  SPSQ_ORACLE_CHECK(v, "S0.PURPOSE.1,S3.PUB.2", i == m.nbytes,
+                    "%s %" PRIu64 " byte %" PRIu64 " differs from what its producer wrote", m.what,
+                    m.at, i);
+  return v;
+}
+
+// A message the side under test delivered is byte-exact what its producer
+// (the harness) sent (S0.PURPOSE.1, S3.PUB.5: the consumer uses the payload
+// the descriptor names).
+SPSQ_ORACLE Verdict delivered_bytes(const MessageBytes& m) {
+  Verdict v;
+  const uint64_t i = first_unlike(m.bytes, m.nbytes, m.salt, m.seq);
+  SPSQ_ORACLE_CHECK(v, "S0.PURPOSE.1,S3.PUB.5", i == m.nbytes,
+                    "%s %" PRIu64 " byte %" PRIu64 " differs from what was sent", m.what, m.at, i);
+  return v;
+}
+
+// Every field layout() exposes equals the wire layout's.
+SPSQ_ORACLE bool same_layout(const spsq_conf::LayoutFields& a, const spsq_conf::LayoutFields& b) {
+  return a.depth == b.depth && a.input_ring == b.input_ring && a.output_ring == b.output_ring &&
+         a.input_arena == b.input_arena && a.input_arena_bytes == b.input_arena_bytes &&
+         a.output_arena == b.output_arena && a.output_arena_bytes == b.output_arena_bytes &&
+         a.payload_bytes == b.payload_bytes && a.counter_bytes == b.counter_bytes;
 }
 
 }  // namespace spsq_fuzz

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "testkit/layout_fields.h"
 #include "fuzz/oracle_test_util.h"
+#include "fuzz/wire_model.h"
 #include "gtest/gtest.h"
 
 namespace spsq_fuzz {
@@ -60,6 +62,67 @@ TEST(WaitExpired, WaitingAgainToTheDeadlineIsReadingA) {
   EXPECT_FALSE(v.failed());
   ASSERT_NE(v.reading, nullptr);
   EXPECT_STREQ(Verdict::stated().what, "A");
+}
+
+// Four bytes of message seq 3 as its producer wrote them (salt 9).
+struct Pattern {
+  uint8_t bytes[4];
+  Pattern() {
+    for (uint64_t i = 0; i < 4; ++i) bytes[i] = pattern_byte(9, 3, i);
+  }
+  MessageBytes message() const {
+    MessageBytes m;
+    m.bytes = bytes;
+    m.nbytes = 4;
+    m.salt = 9;
+    m.seq = 3;
+    m.what = "output";
+    m.at = 2;
+    return m;
+  }
+};
+
+TEST(FirstUnlike, FindsTheFirstByteOffThePattern) {
+  Pattern p;
+  EXPECT_EQ(first_unlike(p.bytes, 4, 9, 3), 4u);
+  EXPECT_EQ(first_unlike(p.bytes, 4, 9, 4), 0u);  // another message's pattern
+  p.bytes[2] ^= 1;
+  EXPECT_EQ(first_unlike(p.bytes, 4, 9, 3), 2u);
+  EXPECT_EQ(first_unlike(p.bytes, 2, 9, 3), 2u);  // only n bytes are read
+}
+
+TEST(PublishedBytes, TheBytesTheProducerWroteAndNoOther) {
+  Pattern p;
+  EXPECT_PASSES(published_bytes(p.message()));
+  p.bytes[3] ^= 0x80;
+  EXPECT_FINDING(published_bytes(p.message()), "S0.PURPOSE.1,S3.PUB.2");
+  EXPECT_NE(std::strstr(Verdict::finding().text, "output 2 byte 3"), nullptr);
+  MessageBytes empty = p.message();
+  empty.nbytes = 0;
+  EXPECT_PASSES(published_bytes(empty));
+}
+
+TEST(DeliveredBytes, TheBytesThatWereSentAndNoOther) {
+  Pattern p;
+  EXPECT_PASSES(delivered_bytes(p.message()));
+  MessageBytes other = p.message();
+  other.seq = 4;
+  EXPECT_FINDING(delivered_bytes(other), "S0.PURPOSE.1,S3.PUB.5");
+  p.bytes[0] ^= 1;
+  EXPECT_FINDING(delivered_bytes(p.message()), "S0.PURPOSE.1,S3.PUB.5");
+}
+
+TEST(SameLayout, EveryFieldCounts) {
+  const spsq_conf::LayoutFields a{2, 0, 64, 128, 64, 192, 128, 320, 384};
+  EXPECT_TRUE(same_layout(a, a));
+  for (int f = 0; f < 9; ++f) {
+    spsq_conf::LayoutFields b = a;
+    uint64_t* fields[9] = {&b.depth,       &b.input_ring,        &b.output_ring,
+                           &b.input_arena, &b.input_arena_bytes, &b.output_arena,
+                           &b.output_arena_bytes, &b.payload_bytes, &b.counter_bytes};
+    *fields[f] += 64;
+    EXPECT_FALSE(same_layout(a, b)) << "field " << f;
+  }
 }
 
 TEST(Verdict, AFindingCarriesItsMessageAndCondition) {
