@@ -224,6 +224,9 @@ class L2Stream {
 
   SPSQ_FUZZ_NO_COVERAGE void check_construction() {
     const ErrorSnap e = snap();
+    // Judged further only when constructed as the contract allows; layout()
+    // is asked only of such an endpoint.
+    const bool valid = cfg_.binding_fault < 0 && MI <= cfg_.depth;
     L2Construction o;
     o.flag_writes = vs_.own_flag_writes;
     o.binding_fault = cfg_.binding_fault;
@@ -237,15 +240,14 @@ class L2Stream {
     o.want_session = kSession;
     o.want_txn = kTxn;
     o.message = e.message;
-    if (o.live) o.layout = Api::layout(ep_);
+    if (valid && o.live) o.layout = Api::layout(ep_);
     o.want = spsq_conf::LayoutFields{lay_.depth,         lay_.input_ring,
                                      lay_.output_ring,   lay_.input_arena,
                                      lay_.input_arena_bytes, lay_.output_arena,
                                      lay_.output_arena_bytes, lay_.payload_bytes,
                                      wire::kCounterBytes};
     SPSQ_FUZZ_REPORT(l2_construction(o));
-    // Judged further only when constructed as the contract allows.
-    live_ok_ = cfg_.binding_fault < 0 && MI <= cfg_.depth;
+    live_ok_ = valid;
   }
 
   // ------------------------------------------------------------ steps
