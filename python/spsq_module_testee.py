@@ -15,4 +15,7 @@ class SpsqModule(spsq_testee.Adapter):
 
 
 if __name__ == "__main__":
-    spsq_testee.serve(SpsqModule(), name="spsq-harness Python module (//python:spsq.so)")
+    # A bound queue keeps its state in the object and the region: one
+    # process serves a test's queues one after another.
+    spsq_testee.serve(SpsqModule(), name="spsq-harness Python module (//python:spsq.so)",
+                      reuse=True)

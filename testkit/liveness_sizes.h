@@ -1,7 +1,8 @@
 // The message sizes of the liveness sweeps (W.LIVE.1), shared by the L2 and
 // the L3 suites: the edges of a 64-byte cache line and of the arena, each
 // once. A duplicate size would only repeat a sequence already judged, and
-// through the testee protocol every sequence is a queue, a process of its own.
+// every sequence is a queue of its own (through the testee protocol, a
+// "create" at least, and a process for a testee that does not declare reuse).
 #ifndef SPSQ_TESTKIT_LIVENESS_SIZES_H_
 #define SPSQ_TESTKIT_LIVENESS_SIZES_H_
 

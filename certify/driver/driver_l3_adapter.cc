@@ -55,12 +55,85 @@ constexpr uint64_t kLargestRead = (spsq_testee::kMaxFrameBytes - 4096) / 2;
 
 }  // namespace
 
+// A testee that declared "reuse", between two queues of one test.
+struct DriverL3Adapter::Parked {
+  std::unique_ptr<TesteeProcess> process;
+  std::vector<std::string> command;  // what started it: taken only for the same
+  std::string name, surface;
+  int frame_ms = 0;
+  uint64_t next_id = 1;
+  uint64_t (*now_ns)() = nullptr;
+};
+
+DriverL3Adapter::Parked& DriverL3Adapter::parked() {
+  static Parked p;
+  return p;
+}
+
+namespace {
+
+bool in_a_test() { return ::testing::UnitTest::GetInstance()->current_test_info() != nullptr; }
+
+// The parked testee never outlives its test: each test starts a new process,
+// and a testee's quit is judged in the test that used it.
+class QuitParkedWhenTheTestEnds : public ::testing::EmptyTestEventListener {
+  void OnTestEnd(const ::testing::TestInfo&) override { DriverL3Adapter::QuitParked(); }
+};
+
+}  // namespace
+
 DriverL3Adapter::~DriverL3Adapter() {
   if (!process_ || broken_ || !process_->running()) return;
+  // The queue's region may be gone already: no callback reaches it from here.
+  detached_ = true;
+  if (reuse_ && park()) return;
+  quit();
+}
+
+bool DriverL3Adapter::park() {
+  Parked& p = parked();
+  if (p.process || !in_a_test()) return false;
+  const Answer a = call("end", Json::object());
+  if (broken_) return true;
+  if (a.outcome != "ok") {
+    broke("\"end\" answered \"" + a.outcome +
+          "\": a testee whose hello declares \"reuse\" ends a queue with \"ok\"");
+    return true;
+  }
+  static const bool listening = [] {
+    ::testing::UnitTest::GetInstance()->listeners().Append(new QuitParkedWhenTheTestEnds());
+    return true;
+  }();
+  (void)listening;
+  p.process = std::move(process_);
+  p.command = command_;
+  p.name = name_;
+  p.surface = surface_;
+  p.frame_ms = frame_ms_;
+  p.next_id = next_id_;
+  p.now_ns = now_ns_;
+  return true;
+}
+
+void DriverL3Adapter::QuitParked() {
+  Parked& p = parked();
+  if (!p.process) return;
+  DriverL3Adapter a;
+  a.process_ = std::move(p.process);
+  a.name_ = p.name;
+  a.frame_ms_ = p.frame_ms;
+  a.next_id_ = p.next_id;
+  a.now_ns_ = p.now_ns;
+  a.detached_ = true;
+  a.quit();
+}
+
+void DriverL3Adapter::quit() {
   const Answer a = call("quit", Json::object());
   if (broken_) return;
   int status = -1;
   process_->finish(frame_ms_, &status);
+  const std::unique_ptr<TesteeProcess> ended = std::move(process_);
   // A testee that answered "quit" but is slow to exit has had every call
   // judged already; on a loaded machine its interpreter's teardown can outlast
   // the bound. It is killed (finish), said on stderr, and no test fails for it.
@@ -75,7 +148,7 @@ DriverL3Adapter::~DriverL3Adapter() {
                   << a.outcome << ") the testee "
                   << (status < 0 ? std::string("did not exit by itself within the frame bound")
                                  : "exited with status " + std::to_string(status))
-                  << ", not 0\ntestee stderr (tail):\n" << process_->stderr_tail();
+                  << ", not 0\ntestee stderr (tail):\n" << ended->stderr_tail();
   }
 }
 
@@ -98,6 +171,17 @@ bool DriverL3Adapter::start() {
   if (!testee_frame_timeout_ms(&frame_ms_, &error) || !testee_command(&argv, &error)) {
     broke(error);
     return false;
+  }
+  command_ = argv;
+  Parked& p = parked();
+  if (p.process && p.command == argv) {  // the test's previous queue ended there
+    process_ = std::move(p.process);
+    name_ = p.name;
+    surface_ = p.surface;
+    frame_ms_ = p.frame_ms;
+    next_id_ = p.next_id;
+    reuse_ = true;
+    return true;
   }
   process_.reset(new TesteeProcess());
   if (!process_->start(argv, &error)) {
@@ -136,6 +220,12 @@ bool DriverL3Adapter::start() {
           excerpt(body));
     return false;
   }
+  const Json* reuse = hello.find("reuse");
+  if (reuse != nullptr && !reuse->is_bool()) {
+    broke("the hello's \"reuse\" must be true or false: " + excerpt(body));
+    return false;
+  }
+  reuse_ = reuse != nullptr && reuse->as_bool();
   const Json* language = hello.find("language");
   name_ = name->as_string() + " (testee, " +
           (language && language->is_string() ? language->as_string() : "?") + ")";
@@ -156,6 +246,7 @@ bool DriverL3Adapter::bind(const uint64_t* scalars, size_t count, HarnessView vi
                            uint64_t (*now_ns)(), bool with_region) {
   view_ = view;
   now_ns_ = now_ns;
+  detached_ = false;
   input_arena_bytes_ = count > 8 ? scalars[8] : 0;
   if (broken_ || (!process_ && !start())) return false;
   Json s = Json::array();
@@ -252,8 +343,14 @@ bool DriverL3Adapter::serve(const Json& c, Json* reply) {
     if (!ok) r.set("error", Json::str(view_.error().message));
     return ok;
   };
-  if (name == "now") {
-    r.set("now_ns", Json::u64(now_ns_()));
+  if (detached_ && name != "now" &&
+      (name == "payload_read" || name == "payload_write" || name == "counter_test" ||
+       name == "counter_wait" || name == "counter_notify")) {
+    // Between "end" or "quit" and the next "create" the region may be gone.
+    r.set("ok", Json::boolean(false));
+    r.set("error", Json::str("no queue is bound: the harness has ended it"));
+  } else if (name == "now") {
+    r.set("now_ns", Json::u64(now_ns_ != nullptr ? now_ns_() : 0));
   } else if (name == "payload_read") {
     uint64_t offset = 0, nbytes = 0;
     if (!u64_field(c, "offset", &offset) || !u64_field(c, "nbytes", &nbytes)) {

@@ -12,6 +12,12 @@
 // failure naming the test, the last request and the tail of the testee's
 // stderr; the process group is killed and every later call answers FAILED.
 // Never a hang, never a crash of the suite binary.
+//
+// A testee whose hello declares "reuse" serves the queues of one test one
+// after another: when an adapter is destroyed inside a test, its testee is
+// sent "end" and parked, and the test's next adapter takes it with its next
+// "create". At most one testee is parked; it is quit when the test ends, and
+// its quit is judged as any testee's. Every test starts a new process.
 #ifndef SPSQ_CONFORMANCE_DRIVER_DRIVER_L3_ADAPTER_H_
 #define SPSQ_CONFORMANCE_DRIVER_DRIVER_L3_ADAPTER_H_
 
@@ -60,6 +66,10 @@ class DriverL3Adapter : public L3Adapter {
   // Whether a protocol failure ended this testee (for the driver's own tests).
   bool broken() const { return broken_; }
 
+  // Quits the parked testee, if any, judging its quit in the current test.
+  // Runs when each test ends; the driver's own tests call it directly.
+  static void QuitParked();
+
  private:
   using Json = spsq_testee::Json;
   struct Answer {
@@ -68,6 +78,12 @@ class DriverL3Adapter : public L3Adapter {
     Json frame;
   };
 
+  struct Parked;
+  static Parked& parked();
+  // Ends the queue and parks the testee; false when it cannot be parked.
+  bool park();
+  // Asks the testee to quit and judges how it ends.
+  void quit();
   bool bind(const uint64_t* scalars, size_t count, HarnessView view, uint64_t (*now_ns)(),
             bool with_region);
   bool start();
@@ -92,9 +108,12 @@ class DriverL3Adapter : public L3Adapter {
   uint64_t input_arena_bytes_ = 0;  // the binding's: what an input can carry
   uint64_t next_id_ = 1;
   std::string last_request_;
+  std::vector<std::string> command_;  // the testee's command line
   std::string name_ = "testee (not started)";
   std::string surface_ = "cpp";
   bool broken_ = false;
+  bool reuse_ = false;     // the hello declared "reuse"
+  bool detached_ = false;  // no queue bound: callbacks are refused
   // Message tokens, as the testee sent them: L3Message::opaque[0] is 1 + index.
   std::vector<std::string> tokens_;
 };

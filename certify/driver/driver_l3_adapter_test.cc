@@ -1,11 +1,16 @@
 // The driver's error paths, each against a small misbehaving testee
 // (testdata/): one that exits, one that hangs, one that answers out of
-// order, one that writes garbage, one that speaks another version. Each
+// order, one that writes garbage, one that speaks another version, one that
+// declares "reuse" and does not end a queue, one whose "reuse" is no boolean. Each
 // protocol failure must be exactly one test failure naming the test, the
 // last request and the testee's stderr; afterwards every call answers
 // FAILED at once, and nothing hangs. A testee whose surface is not the one
 // its certification was built for is refused. And one well-behaved testee on
-// the python surface that cannot tell error kinds.
+// the python surface that cannot tell error kinds, and one that serves a
+// test's queues one after another when (and only when) it declares "reuse".
+#include <signal.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <string>
 
@@ -190,6 +195,68 @@ TEST_F(DriverErrors, ABadFrameBoundIsAClearError) {
   EXPECT_NE(std::string(failures.GetTestPartResult(0).message())
                 .find("SPSQ_TESTEE_FRAME_TIMEOUT_S=soon: want a whole number of seconds"),
             std::string::npos) << failures.GetTestPartResult(0).message();
+}
+
+TEST_F(DriverErrors, AnEndNotAnsweredOkFailsTheTest) {
+  setenv("SPSQ_TESTEE", "certify/driver/testdata/reuses.py refuse_end", 1);
+  setenv("SPSQ_TESTEE_FRAME_TIMEOUT_S", "20", 1);
+  ::testing::TestPartResultArray failures;
+  {
+    ::testing::ScopedFakeTestPartResultReporter capture(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    DriverL3Adapter adapter;
+    const auto s = region_.scalars();
+    ASSERT_TRUE(adapter.open(s.data(), s.size(), region_.view(), &VirtualClock::now_ns));
+  }
+  ASSERT_EQ(failures.size(), 1);
+  const std::string m = failures.GetTestPartResult(0).message();
+  EXPECT_NE(m.find("\"end\" answered \"unsupported\""), std::string::npos) << m;
+  DriverL3Adapter::QuitParked();  // nothing is parked: the testee was killed
+}
+
+TEST_F(DriverErrors, AReuseThatIsNoBooleanIsRefused) {
+  const std::string m = OpenFails("reuses.py bad_hello");
+  EXPECT_NE(m.find("the hello's \"reuse\" must be true or false"), std::string::npos) << m;
+  ExpectDeadQuietly();
+}
+
+// The error text of reuses.py: "pid P queue N".
+std::string Identity(const char* mode, QueueRegion* region) {
+  setenv("SPSQ_TESTEE", (std::string("certify/driver/testdata/reuses.py ") + mode).c_str(), 1);
+  DriverL3Adapter adapter;
+  const auto s = region->scalars();
+  if (!adapter.open(s.data(), s.size(), region->view(), &VirtualClock::now_ns)) return "";
+  return adapter.error().message;
+}
+
+// A testee that declares "reuse" serves the test's next queue in the same
+// process (its second "create"), callbacks after "end" are refused, and the
+// parked testee quits cleanly. One that does not declare it gets a process
+// per queue.
+TEST(Driver, ATesteeThatDeclaresReuseServesTheTestsNextQueue) {
+  setenv("SPSQ_TESTEE_FRAME_TIMEOUT_S", "20", 1);
+  VirtualClock::reset();
+  QueueRegion region{QueueParams()};
+  ::testing::TestPartResultArray results;
+  std::string first, second, single_first, single_second;
+  {
+    ::testing::ScopedFakeTestPartResultReporter capture(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    first = Identity("reuse", &region);
+    second = Identity("reuse", &region);
+    DriverL3Adapter::QuitParked();
+    single_first = Identity("single", &region);
+    single_second = Identity("single", &region);
+  }
+  EXPECT_EQ(results.size(), 0) << results.GetTestPartResult(0).message();
+  const std::string pid = first.substr(0, first.find(" queue"));
+  EXPECT_EQ(first, pid + " queue 1");
+  EXPECT_EQ(second, pid + " queue 2") << "the second queue must go to the same process";
+  const int n = std::atoi(pid.c_str() + 4);
+  ASSERT_GT(n, 0) << first;
+  EXPECT_TRUE(::kill(n, 0) != 0 && errno == ESRCH) << "the parked testee must have exited";
+  EXPECT_NE(single_first, single_second) << "without reuse, every queue is a new process";
+  EXPECT_EQ(single_second.substr(single_second.find(" queue")), " queue 1");
 }
 
 }  // namespace

@@ -31,4 +31,7 @@ class PythonL3(spsq_testee.Adapter):
 
 
 if __name__ == "__main__":
-    spsq_testee.serve(PythonL3(), name="spsq_l3 (examples/python_l3, independent Python L3)")
+    # A spsq_l3.Queue keeps its state in the object and the region: one
+    # process serves a test's queues one after another.
+    spsq_testee.serve(PythonL3(), name="spsq_l3 (examples/python_l3, independent Python L3)",
+                      reuse=True)

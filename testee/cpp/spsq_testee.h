@@ -7,6 +7,12 @@
 //   class MyQueue : public spsq_testee::Queue { ... acme::L3<spsq_testee::View> q_; };
 //   int main() { MyQueue q; return spsq_testee::serve({"acme L3 2.0"}, q); }
 //
+// A queue that keeps nothing outside its object may serve one queue after
+// another in one process (the hello declares "reuse"): pass a factory, and
+// every "create" gets a new queue, every "end" destroys it.
+//
+//   return spsq_testee::serve({"acme L3 2.0"}, [] { return std::make_unique<MyQueue>(); });
+//
 // A malformed request ends the process with status 2 and the reason on
 // stderr. Not thread safe: one request at a time, as the protocol has it.
 #ifndef SPSQ_TESTEE_CPP_SPSQ_TESTEE_H_
@@ -14,6 +20,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -229,16 +237,22 @@ inline Json handle(Queue& q, const Json& r, const std::string& op, bool* quit) {
 
 }  // namespace detail
 
-// Sends the hello, then answers requests until "quit" or the end of input
-// (both: 0). A malformed request ends the process with status 2.
-inline int serve(const Hello& hello, Queue& queue, int in = 0, int out = 1) {
+namespace detail {
+
+// The request loop. `make_queue` null: `fixed` serves every request.
+// Otherwise every "create" goes to a new queue from it, and "end" destroys it.
+inline int serve_loop(const Hello& hello, Queue* fixed,
+                      const std::function<std::unique_ptr<Queue>()>* make_queue, int in,
+                      int out) {
   Channel& ch = Channel::get();
   ch.use_fds(in, out);
   Json h = Json::object();
   h.set("hello", Json::str("spsq-testee")).set("version", Json::u64(kProtocolVersion));
   h.set("name", Json::str(hello.name)).set("language", Json::str(hello.language));
   h.set("surface", Json::str(hello.surface));
+  if (make_queue != nullptr) h.set("reuse", Json::boolean(true));
   ch.send(h);
+  std::unique_ptr<Queue> owned;
   for (bool quit = false; !quit;) {
     std::string body, error;
     const int got = read_frame(ch.in(), &body, &error);
@@ -247,16 +261,49 @@ inline int serve(const Hello& hello, Queue& queue, int in = 0, int out = 1) {
     Json r;
     if (!Json::parse(body, &r, &error) || !r.is_object()) Channel::die("bad JSON: " + error);
     const Json* op = r.find("op");
-    if (op == nullptr || !op->is_string()) detail::bad_request(r, "no string \"op\"");
-    const uint64_t id = detail::u64(r, "id");
+    if (op == nullptr || !op->is_string()) bad_request(r, "no string \"op\"");
+    const uint64_t id = u64(r, "id");
     Json answer = Json::object();
     answer.set("id", Json::u64(id));
-    const Json result = detail::handle(queue, r, op->as_string(), &quit);
+    Json result = Json::object();
+    Queue* q = fixed;
+    if (make_queue != nullptr) {
+      if (op->as_string() == "create") owned = (*make_queue)();
+      if (op->as_string() == "end") owned.reset();
+      q = owned.get();
+    }
+    if (make_queue != nullptr && op->as_string() == "end") {
+      result.set("outcome", Json::str("ok"));
+    } else if (q == nullptr && op->as_string() == "quit") {
+      result.set("outcome", Json::str("ok"));
+      quit = true;
+    } else if (q == nullptr) {
+      result.set("outcome", Json::str("failed"));
+      result.set("text", Json::str("no queue: \"create\" did not run since the last \"end\""));
+    } else {
+      result = handle(*q, r, op->as_string(), &quit);
+    }
     for (const auto& m : result.members()) answer.set(m.first, m.second);
     ch.end_request();
     ch.send(answer);
   }
   return 0;
+}
+
+}  // namespace detail
+
+// Sends the hello, then answers requests until "quit" or the end of input
+// (both: 0), all to one queue. A malformed request ends the process with
+// status 2.
+inline int serve(const Hello& hello, Queue& queue, int in = 0, int out = 1) {
+  return detail::serve_loop(hello, &queue, nullptr, in, out);
+}
+
+// The same, one queue after another: the hello declares "reuse", each
+// "create" binds a new queue from make_queue(), each "end" destroys it.
+inline int serve(const Hello& hello, std::function<std::unique_ptr<Queue>()> make_queue,
+                 int in = 0, int out = 1) {
+  return detail::serve_loop(hello, nullptr, &make_queue, in, out);
 }
 
 }  // namespace spsq_testee

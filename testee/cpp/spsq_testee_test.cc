@@ -238,6 +238,62 @@ TEST(Serve, SaysHelloThenAnswersWithCallbacksInBetween) {
   EXPECT_EQ(frames[6].dump(), "{\"id\":4,\"outcome\":\"ok\"}");
 }
 
+// A probe that counts how many of its kind are alive.
+class Counted : public Probe {
+ public:
+  explicit Counted(int* alive) : alive_(alive) { ++*alive_; }
+  ~Counted() override { --*alive_; }
+
+ private:
+  int* alive_;
+};
+
+// With a factory the hello declares "reuse": every "create" binds a new
+// queue, "end" destroys it, and a request with no queue bound fails without
+// ending the process.
+TEST(Serve, AFactoryServesOneQueueAfterAnother) {
+  int made = 0, alive = 0, alive_at_end = -1;
+  const int in = InputOf(Frame(kCreate) + Frame("{\"id\":2,\"op\":\"end\"}") +
+                         Frame("{\"id\":3,\"op\":\"live\"}") +
+                         Frame("{\"id\":4,\"op\":\"create\",\"scalars\":[1,2,3,4,5,6,7,8,9,"
+                               "10],\"region\":false}") +
+                         Frame("{\"id\":5,\"op\":\"live\"}") + Frame("{\"id\":6,\"op\":\"end\"}") +
+                         Frame("{\"id\":7,\"op\":\"quit\"}"));
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const int status = serve(
+      {"probe"},
+      [&] {
+        ++made;
+        alive_at_end = alive;
+        return std::unique_ptr<Queue>(new Counted(&alive));
+      },
+      in, out[1]);
+  ::close(out[1]);
+  ::close(in);
+  std::vector<std::string> frames;
+  std::string body, error;
+  while (read_frame(out[0], &body, &error) == 0) frames.push_back(body);
+  ::close(out[0]);
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(made, 2);
+  EXPECT_EQ(alive_at_end, 0) << "the first queue is destroyed by \"end\", before the next";
+  EXPECT_EQ(alive, 0);
+  ASSERT_EQ(frames.size(), 8u);
+  EXPECT_EQ(frames[0],
+            "{\"hello\":\"spsq-testee\",\"version\":1,\"name\":\"probe\",\"language\":\"c++\","
+            "\"surface\":\"cpp\",\"reuse\":true}");
+  EXPECT_EQ(frames[1], "{\"id\":1,\"outcome\":\"ok\"}");
+  EXPECT_EQ(frames[2], "{\"id\":2,\"outcome\":\"ok\"}");
+  EXPECT_EQ(frames[3],
+            "{\"id\":3,\"outcome\":\"failed\",\"text\":\"no queue: \\\"create\\\" did not run "
+            "since the last \\\"end\\\"\"}");
+  EXPECT_EQ(frames[4], "{\"id\":4,\"outcome\":\"ok\"}");
+  EXPECT_EQ(frames[5], "{\"id\":5,\"live\":true,\"outcome\":\"ok\"}");
+  EXPECT_EQ(frames[6], "{\"id\":6,\"outcome\":\"ok\"}");
+  EXPECT_EQ(frames[7], "{\"id\":7,\"outcome\":\"ok\"}");
+}
+
 TEST(Serve, AViewRefusalFailsTheCallNotTheProcess) {
   Probe q;
   int status = -1;

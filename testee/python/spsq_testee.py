@@ -14,6 +14,11 @@ with the harness's virtual clock. Stdlib only.
 
     spsq_testee.serve(MyQueue(), name="my L3 1.0")
 
+A queue that keeps nothing outside its object may serve one queue after
+another in one process: serve(..., reuse=True) declares it in the hello, and
+each "end" drops the queue and closes its region (a later access through that
+region fails as a view failure would).
+
 Adapter's other methods are the hooks where an implementation differs from
 the spec's Python names (timeouts, handles, errors).
 """
@@ -163,11 +168,27 @@ def _cmp(c):
     return int(c)
 
 
+class _Lease:
+    """The channel as one queue's region reaches it: closed when its queue ends."""
+
+    def __init__(self, channel):
+        self._ch, self.closed = channel, False
+
+    def call(self, name, **fields):
+        if self.closed:
+            raise RegionError("%s: the harness ended this queue" % name)
+        return self._ch.call(name, **fields)
+
+
 class Region:
     """The region duck type a Python L3 reaches shared memory through."""
 
     def __init__(self, channel):
-        self._ch = channel
+        self._ch = _Lease(channel)
+
+    def close(self):
+        """Every later access fails: the queue it served has ended."""
+        self._ch.closed = True
 
     def payload_read(self, offset, nbytes):
         offset, nbytes = _arg64(offset, "offset"), _arg64(nbytes, "nbytes")
@@ -324,11 +345,12 @@ MESSAGE_FIELDS = ("seq", "opcode", "payload_offset", "payload_nbytes")
 
 
 class Server:
-    """The request loop: one queue, served until quit or end of input."""
+    """The request loop: one queue (or, with reuse, one after another),
+    served until quit or end of input."""
 
-    def __init__(self, adapter, channel):
-        self.adapter, self.ch = adapter, channel
-        self.queue, self.last_failure, self.last_id = None, None, None
+    def __init__(self, adapter, channel, reuse=False):
+        self.adapter, self.ch, self.reuse = adapter, channel, reuse
+        self.queue, self.region, self.last_failure, self.last_id = None, None, None, None
         self.messages = {}  # token -> the queue's own message object
         self.next_token = 0
 
@@ -356,12 +378,16 @@ class Server:
         try:
             if op == "quit":
                 return {"outcome": "ok"}
+            if op == "end" and self.reuse:
+                self.end()
+                return {"outcome": "ok"}
             if op == "create":
                 scalars = [_int(s, "scalar", *UINT64) for s in req.get("scalars", [])]
                 if len(scalars) != 10:
                     raise HarnessLost("create: want 10 scalars, got %d" % len(scalars))
-                self.queue = None
-                self.queue = a.create(Region(self.ch), scalars, bool(req.get("region")))
+                self.end()
+                self.region = Region(self.ch)
+                self.queue = a.create(self.region, scalars, bool(req.get("region")))
                 return {"outcome": "ok"}
             if self.queue is None:
                 if op == "live":
@@ -384,6 +410,13 @@ class Server:
             self.last_failure = dict(fields, text=text)
             return {"outcome": "failed", "text": text,
                     "poison": {"kind": fields["kind"], "op": fields["op"]}}
+
+    def end(self):
+        """Forgets the queue and all it handed out; its region is closed."""
+        if self.region is not None:
+            self.region.close()
+        self.queue, self.region, self.last_failure = None, None, None
+        self.messages = {}
 
     # --- ops -----------------------------------------------------------
     def _data(self, req):
@@ -526,18 +559,22 @@ class Server:
         return {"outcome": "ok", "released": bool(r() if callable(r) else r)}
 
 
-def serve(adapter, name, language="python", surface="python", argv=None):
+def serve(adapter, name, language="python", surface="python", argv=None, reuse=False):
     """Speaks the protocol on stdin/stdout until quit; never returns on error.
-    Stray prints of the queue go to stderr: stdout carries frames only."""
+    Stray prints of the queue go to stderr: stdout carries frames only.
+    reuse=True: one queue after another (the hello declares "reuse")."""
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     ch = Channel(sys.stdin.buffer, out)
     try:
-        ch.write({"hello": "spsq-testee", "version": VERSION, "name": name,
-                  "language": language, "surface": surface})
+        hello = {"hello": "spsq-testee", "version": VERSION, "name": name,
+                 "language": language, "surface": surface}
+        if reuse:
+            hello["reuse"] = True
+        ch.write(hello)
         install_clock(ch)
-        Server(adapter, ch).run()
+        Server(adapter, ch, reuse).run()
     except HarnessLost as e:
         print("spsq_testee: %s" % e, file=sys.stderr)
         sys.stderr.flush()

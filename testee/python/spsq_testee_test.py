@@ -304,5 +304,40 @@ class Ops(unittest.TestCase):
             T.Server(FakeAdapter([]), ch).run()
 
 
+class Reuse(unittest.TestCase):
+    def run_server(self, reuse, *requests):
+        data = b"".join(frame(r) for r in requests)
+        ch, w = channel(data)
+        adapter = FakeAdapter([True, True])
+        made = []
+        create = adapter.create
+        adapter.create = lambda *a: made.append(create(*a)) or made[-1]
+        T.Server(adapter, ch, reuse).run()
+        return frames_of(w.getvalue()), made
+
+    def test_end_drops_the_queue_and_closes_its_region(self):
+        create = dict(scalars=SCALARS, region=False)
+        answers, made = self.run_server(
+            True, req(0, "create", **create), req(1, "end"), req(2, "try_enqueue", data="",
+                                                                 nbytes=0),
+            req(3, "create", **create), req(4, "try_enqueue", data="", nbytes=0), req(5, "quit"))
+        self.assertEqual([x["outcome"] for x in answers],
+                         ["ok", "ok", "failed", "ok", "ok", "ok"])
+        self.assertIn("no queue", answers[2]["text"])
+        self.assertEqual(len(made), 2)
+        self.assertIsNot(made[0].region_proxy, made[1].region_proxy)
+        # The first queue's region is closed: an access fails as a view failure
+        # would, and nothing reaches the harness.
+        with self.assertRaisesRegex(T.RegionError, "the harness ended this queue"):
+            made[0].region_proxy.payload_read(0, 1)
+        with self.assertRaisesRegex(T.RegionError, "the harness ended this queue"):
+            made[0].region_proxy.counter(0).test(0, 0)
+
+    def test_without_reuse_end_is_not_an_op(self):
+        answers, _ = self.run_server(False, req(0, "create", scalars=SCALARS, region=False),
+                                     req(1, "end"))
+        self.assertEqual(answers[1]["outcome"], "unsupported")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -179,8 +179,9 @@ class ReferenceTestee : public spsq_testee::Queue {
 
 }  // namespace
 
+// Each queue is its object and nothing else: one process serves a test's
+// queues one after another.
 int main() {
-  ReferenceTestee queue;
   return spsq_testee::serve({"spsq-harness reference L3 queue (//core/l3:worker_chip_queue)"},
-                            queue);
+                            [] { return std::unique_ptr<spsq_testee::Queue>(new ReferenceTestee()); });
 }
