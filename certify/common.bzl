@@ -61,6 +61,11 @@ SANITIZER_ALLOW_UNTESTED = ["W.CTR.3"]
 # Test sizes of the sections that need more than the role's default.
 SIZES = {"liveness": "medium", "wrap": "large", "interop": "medium"}
 
+# The tag of a section's own cc_test (individual_tests): the report test runs
+# the same binary with the same environment, so CI leaves these copies out
+# (`--test_tag_filters=-spsq_section_copy`); `bazel test` runs them as usual.
+SECTION_COPY_TAG = "spsq_section_copy"
+
 DEFAULT_HDRS = ["common/region_template.h", "aicpu/region_instance_view.h"]
 
 def check_stages(stages, known):

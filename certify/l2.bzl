@@ -46,6 +46,7 @@ load(
     "ONCE_SECTIONS",
     "OWN_VIEW_ORDER",
     "SANITIZER_ALLOW_UNTESTED",
+    "SECTION_COPY_TAG",
     "SIZES",
     "SPEC_SECTIONS",
     "system_include_copts",
@@ -383,7 +384,8 @@ def _section(cert, n, cfg, section, suite_deps):
         tags = cert.tags,
     )
     if cert.individual_tests and section not in cert.once_sections:
-        native.cc_test(size = SIZES.get(section, "small"), env = cert.env, **kwargs)
+        native.cc_test(size = SIZES.get(section, "small"), env = cert.env,
+                       **dict(kwargs, tags = cert.tags + [SECTION_COPY_TAG]))
     elif section == "wrap":
         # Manual: the report test builds it, and only without a
         # sanitizer (report.bzl).

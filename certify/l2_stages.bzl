@@ -7,7 +7,7 @@ load("//fuzz:differential.bzl", "spsq_differential_harness")
 load("//fuzz:l2_stream.bzl", "spsq_l2_stream_harness")
 load("//sanitizers/interleave:interleave.bzl", "spsq_interleave_binary")
 load("//sanitizers/stress:stress.bzl", "spsq_l2_stress_binaries")
-load(":common.bzl", "L2_STAGES", "SIZES", "check_stages")
+load(":common.bzl", "L2_STAGES", "SECTION_COPY_TAG", "SIZES", "check_stages")
 load(":template.bzl", "generated_file")
 
 def l2_stage_targets(cert, config, stages):
@@ -107,6 +107,6 @@ def interop(cert, cfg, n):
         tags = cert.tags,
     )
     if cert.individual_tests:
-        native.cc_test(size = SIZES["interop"], **kwargs)
+        native.cc_test(size = SIZES["interop"], **dict(kwargs, tags = cert.tags + [SECTION_COPY_TAG]))
     else:
         native.cc_binary(testonly = True, **kwargs)

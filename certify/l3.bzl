@@ -14,6 +14,7 @@ load(
     "L3_SUITE_SECTIONS",
     "ONCE_SECTIONS",
     "SANITIZER_ALLOW_UNTESTED",
+    "SECTION_COPY_TAG",
     "SIZES",
     "SPEC_SECTIONS",
     "check_stages",
@@ -261,7 +262,8 @@ def _sections(cert, sections):
             l3_opt_binary(name = target, binary = ":" + target + "_build", testonly = True,
                           tags = cert.tags + ["manual"])
         elif cert.individual_tests:
-            native.cc_test(size = SIZES.get(section, "medium"), env = cert.env, **kwargs)
+            native.cc_test(size = SIZES.get(section, "medium"), env = cert.env,
+                           **dict(kwargs, tags = cert.tags + [SECTION_COPY_TAG]))
         else:
             native.cc_binary(testonly = True, **kwargs)
         binaries.append((0, section, target))
