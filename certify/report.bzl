@@ -2,7 +2,8 @@
 certification's binaries and stages through certify_run and writes the
 verdict table and the certification package."""
 
-load(":common.bzl", "OWN_VIEW_ORDER", "quoted")
+load("//conformance:sections.bzl", "OWN_VIEW_ORDER")
+load(":common.bzl", "quoted")
 
 _SANITIZED_WRAP_WHY = ("sanitizer build: the counter wrap (2^33 instrumented queue operations) " +
                        "is not built; the uninstrumented certification runs it")
