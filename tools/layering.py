@@ -79,6 +79,7 @@ FOLDERS = {
     "//sanitizers": "sanitizers",
     "//bench": "bench",
     "//certify": "certify",
+    "//certifications": "certifications",
     "//python": "python",
     "//cli": "cli",
     "//examples": "examples",
