@@ -37,18 +37,21 @@ built once by the macro.
 """
 
 load(
-    ":common.bzl",
+    "//conformance:sections.bzl",
     "ALL_SECTIONS",
-    "DEFAULT_HDRS",
     "FIRST_WINDOW_SECTIONS",
-    "L2_STAGES",
     "L2_TYPED_SECTIONS",
     "ONCE_SECTIONS",
     "OWN_VIEW_ORDER",
+    "SPEC_SECTIONS",
+)
+load(
+    ":common.bzl",
+    "DEFAULT_HDRS",
+    "L2_STAGES",
     "SANITIZER_ALLOW_UNTESTED",
     "SECTION_COPY_TAG",
     "SIZES",
-    "SPEC_SECTIONS",
     "system_include_copts",
 )
 load(":l2_stages.bzl", "interop", "l2_stage_targets")

@@ -8,15 +8,13 @@ built once by the macro.
 
 load("//fuzz:l3_stream.bzl", "spsq_l3_stream_harness")
 load("//sanitizers/stress:stress.bzl", "spsq_l3_stress_binaries")
+load("//conformance:sections.bzl", "L3_SUITE_SECTIONS", "ONCE_SECTIONS", "SPEC_SECTIONS")
 load(
     ":common.bzl",
     "L3_STAGES",
-    "L3_SUITE_SECTIONS",
-    "ONCE_SECTIONS",
     "SANITIZER_ALLOW_UNTESTED",
     "SECTION_COPY_TAG",
     "SIZES",
-    "SPEC_SECTIONS",
     "check_stages",
     "quoted",
 )

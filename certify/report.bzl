@@ -2,7 +2,8 @@
 certification's binaries and stages through certify_run and writes the
 verdict table and the certification package."""
 
-load(":common.bzl", "OWN_VIEW_ORDER", "quoted")
+load("//conformance:sections.bzl", "OWN_VIEW_ORDER")
+load(":common.bzl", "quoted")
 
 _SANITIZED_WRAP_WHY = ("sanitizer build: the counter wrap (2^33 instrumented queue operations) " +
                        "is not built; the uninstrumented certification runs it")
@@ -18,6 +19,11 @@ def _toolchain_file(name, tags):
         tags = tags,
     )
 
+def _label(target):
+    """A binary's label: a bare name is a target of the certification's own
+    package; a runtime certification also names suite binaries of another."""
+    return target if ":" in target else ":" + target
+
 def _binary_groups(binaries):
     """The --binary arguments of `binaries` in three groups: those every
     build runs, the counter wrap (plain builds only: 2^33 instrumented queue
@@ -28,7 +34,7 @@ def _binary_groups(binaries):
     not_asan = [t for _, section, t in binaries if section == OWN_VIEW_ORDER]
     always, wrap_args, not_asan_args = [], [], []
     for n, section, target in binaries:
-        arg = "--binary=%d:%s:$(rootpath :%s)" % (n, section, target)
+        arg = "--binary=%d:%s:$(rootpath %s)" % (n, section, _label(target))
         if target in plain_only:
             wrap_args.append(arg)
         elif target in not_asan:
@@ -54,8 +60,8 @@ def _binary_groups(binaries):
         }),
         data = select({
             "//conformance:sanitized_asan": [],
-            "//conformance:sanitized_tsan": [":" + t for t in not_asan],
-            "//conditions:default": [":" + t for t in plain_only + not_asan] +
+            "//conformance:sanitized_tsan": [_label(t) for t in not_asan],
+            "//conditions:default": [_label(t) for t in plain_only + not_asan] +
                                     (["//bench:wire_floor"] if plain_only else []),
         }),
     )
@@ -138,7 +144,7 @@ def report_test(
         size = size,
         srcs = ["//certify/runner:certify.sh"],
         args = args,
-        data = [":" + t for t in groups.targets] + groups.data + impl_files +
+        data = [_label(t) for t in groups.targets] + groups.data + impl_files +
                ([expected_verdicts] if expected_verdicts else []) + extra_data + [
             ":%s_toolchain" % name,
             "//conformance:clauses.json",

@@ -18,8 +18,9 @@ def spsq_runtime_certification(
     Args:
       name: the certification; also the name of the report test.
       implementation: a human-readable identity.
-      binaries: runtime suite test targets of this package, built against
-        //core/runtime:orchestrator (the reference certification).
+      binaries: runtime suite test targets, built against
+        //core/runtime:orchestrator (the reference certification); the
+        section each judges is its target name.
       orchestrator: a library providing "runtime/orchestrator.h" in place of
         //core/runtime:orchestrator (a runtime mutant's edited copy); the
         runtime suite's `sections` are then built against it here.
@@ -30,7 +31,7 @@ def spsq_runtime_certification(
       size: size of the report test.
       testonly: for a testonly `orchestrator`.
     """
-    suite = [(0, b.split(":")[-1], b.split(":")[-1]) for b in binaries]
+    suite = [(0, b.split(":")[-1], b) for b in binaries]
     for section in sections:
         target = "%s_runtime_%s" % (name, section)
         native.cc_binary(

@@ -79,6 +79,7 @@ FOLDERS = {
     "//sanitizers": "sanitizers",
     "//bench": "bench",
     "//certify": "certify",
+    "//certifications": "certifications",
     "//python": "python",
     "//cli": "cli",
     "//examples": "examples",
@@ -102,9 +103,7 @@ TARGET_LAYERS = {
 # fuzz target the fuzz tools run, the explorer's and the stress tests' runs).
 for _t in ("//fuzz:l2_stream_harness", "//fuzz:l2_stream", "//fuzz:l2_stream_regression",
            "//sanitizers/interleave:reference_interleave_test",
-           "//sanitizers/interleave:reference_interleave_test_config",
            "//sanitizers/interleave:reference_visibility_test",
-           "//sanitizers/interleave:reference_visibility_test_config",
            "//sanitizers/stress:two_thread_stress_test",
            "//sanitizers/stress:cross_process_stress_test"):
     TARGET_LAYERS[_t] = "certifications"
@@ -112,7 +111,7 @@ for _t in ("//fuzz:l2_stream_harness", "//fuzz:l2_stream", "//fuzz:l2_stream_reg
 TARGET_LAYERS["//bench:testee_round_trip"] = "certifications"
 
 TARGET_LAYER_PATTERNS = [
-    (re.compile(r"^//sanitizers/stress:(two_thread|cross_process)_stress_mi\d+(_test)?(_config)?$"),
+    (re.compile(r"^//sanitizers/stress:(two_thread|cross_process)_stress_mi\d+_test$"),
      "certifications"),
     # The runtime's orchestrator test, rebuilt under each coherence policy.
     (re.compile(r"^//testkit/coherence:orchestrator_test_"), "core_tests"),

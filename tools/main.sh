@@ -9,9 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
 status=0
-python3 tools/certify --depth standard //conformance:reference_l2_certification \
-  //conformance/l3:reference_l3_certification || status=$?
-for target in //conformance/runtime:reference_runtime_certification \
+python3 tools/certify --depth standard //certifications:reference_l2_certification \
+  //certifications:reference_l3_certification || status=$?
+for target in //certifications:reference_runtime_certification \
               //python:module_l3_certification; do
   echo "=== certifying with ${target}"
   bazel run --ui_event_filters=-info,-stdout --noshow_progress "${target}" || status=$?
