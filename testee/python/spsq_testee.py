@@ -305,7 +305,8 @@ class Adapter:
 
     def forge(self, real, fields):
         """A message like `real` whose public fields are `fields`."""
-        # Imported here: a testee starts once per queue, and these cost.
+        # Imported here: a testee starts once per queue (per test, with
+        # reuse), and these cost.
         import copy
         import dataclasses
         if dataclasses.is_dataclass(real):
