@@ -18,7 +18,10 @@
 // answer differently, and from then on their worlds differ. So each step is
 // compared in two tiers:
 //   - the step's outcome: return value, liveness, error kind and operation,
-//     drained(), view failure, abort-flag writes, time spent blocking. A
+//     drained(), view failure, abort-flag writes, time spent blocking, and
+//     whether the harness's L3 acted while the endpoint waited (it acts from
+//     inside a wait, so an endpoint that ends the call before waiting, say on
+//     an impossible counter, never lets it write). A
 //     difference here may be a legal choice: it is printed once per process as
 //       spsq-divergence: <what> at <when>: <first> / <second>
 //     (the certification lists these in the stage row, never as FAIL; the
@@ -71,6 +74,7 @@ struct Observed {
   bool live = false, drained = false, view_failed = false;
   uint32_t kind = 0, op = 0;
   uint64_t elapsed = 0, flag_writes = 0;
+  uint64_t peer_steps = 0;  // the harness's L3 steps run from inside a wait, so far
 };
 
 // One side: memory, view state, clock, endpoint, and the harness's L3 for it.
@@ -89,6 +93,7 @@ struct World {
   std::vector<uint64_t> cursor_after;
   uint64_t l3_consumed = 0, l3_out_tail = 0;
   uint64_t hook_size = 0, salt = 0;
+  uint64_t peer_steps = 0;  // wait hooks run: the L3 acted while L2 waited
 
   // L2's bookkeeping.
   std::vector<DiffHandle> held;
@@ -157,9 +162,14 @@ struct World {
 
   static void hook_send(void* self) {
     auto* w = static_cast<World*>(self);
+    ++w->peer_steps;
     w->send(w->hook_size, wire::kData);
   }
-  static void hook_consume(void* self) { static_cast<World*>(self)->consume(); }
+  static void hook_consume(void* self) {
+    auto* w = static_cast<World*>(self);
+    ++w->peer_steps;
+    w->consume();
+  }
 };
 
 class Differential {
@@ -461,6 +471,7 @@ class Differential {
     o.drained = w.t->drained();
     o.view_failed = w.vs.failed;
     o.flag_writes = w.vs.own_flag_writes;
+    o.peer_steps = w.peer_steps;
     return o;
   }
 
@@ -492,6 +503,7 @@ class Differential {
     SPSQ_DIFF_OUTCOME(view_failed);
     SPSQ_DIFF_OUTCOME(flag_writes);
     SPSQ_DIFF_OUTCOME(elapsed);
+    SPSQ_DIFF_OUTCOME(peer_steps);
 #undef SPSQ_DIFF_OUTCOME
 #define SPSQ_DIFF(clauses, field, fmt)                                                    \
   SPSQ_FUZZ_CLAUSE_CHECK(clauses, o[0].field == o[1].field,                               \
