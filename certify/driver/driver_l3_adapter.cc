@@ -115,15 +115,22 @@ bool DriverL3Adapter::park() {
   return true;
 }
 
-void DriverL3Adapter::QuitParked() {
+void DriverL3Adapter::take_parked() {
   Parked& p = parked();
-  if (!p.process) return;
+  process_ = std::move(p.process);
+  command_ = p.command;
+  name_ = p.name;
+  surface_ = p.surface;
+  frame_ms_ = p.frame_ms;
+  next_id_ = p.next_id;
+  now_ns_ = p.now_ns;
+  reuse_ = true;
+}
+
+void DriverL3Adapter::QuitParked() {
+  if (!parked().process) return;
   DriverL3Adapter a;
-  a.process_ = std::move(p.process);
-  a.name_ = p.name;
-  a.frame_ms_ = p.frame_ms;
-  a.next_id_ = p.next_id;
-  a.now_ns_ = p.now_ns;
+  a.take_parked();
   a.detached_ = true;
   a.quit();
 }
@@ -173,14 +180,8 @@ bool DriverL3Adapter::start() {
     return false;
   }
   command_ = argv;
-  Parked& p = parked();
-  if (p.process && p.command == argv) {  // the test's previous queue ended there
-    process_ = std::move(p.process);
-    name_ = p.name;
-    surface_ = p.surface;
-    frame_ms_ = p.frame_ms;
-    next_id_ = p.next_id;
-    reuse_ = true;
+  if (parked().process && parked().command == argv) {  // the test's previous queue ended there
+    take_parked();
     return true;
   }
   process_.reset(new TesteeProcess());

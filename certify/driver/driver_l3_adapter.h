@@ -82,6 +82,8 @@ class DriverL3Adapter : public L3Adapter {
   static Parked& parked();
   // Ends the queue and parks the testee; false when it cannot be parked.
   bool park();
+  // Takes the parked testee, and what its hello said, for this adapter.
+  void take_parked();
   // Asks the testee to quit and judges how it ends.
   void quit();
   bool bind(const uint64_t* scalars, size_t count, HarnessView view, uint64_t (*now_ns)(),
