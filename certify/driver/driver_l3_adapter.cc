@@ -123,13 +123,13 @@ void DriverL3Adapter::take_parked() {
   surface_ = p.surface;
   frame_ms_ = p.frame_ms;
   next_id_ = p.next_id;
-  now_ns_ = p.now_ns;
   reuse_ = true;
 }
 
 void DriverL3Adapter::QuitParked() {
   if (!parked().process) return;
   DriverL3Adapter a;
+  a.now_ns_ = parked().now_ns;  // the last queue's clock, for a "now" during the quit
   a.take_parked();
   a.detached_ = true;
   a.quit();
@@ -344,7 +344,7 @@ bool DriverL3Adapter::serve(const Json& c, Json* reply) {
     if (!ok) r.set("error", Json::str(view_.error().message));
     return ok;
   };
-  if (detached_ && name != "now" &&
+  if (detached_ &&
       (name == "payload_read" || name == "payload_write" || name == "counter_test" ||
        name == "counter_wait" || name == "counter_notify")) {
     // Between "end" or "quit" and the next "create" the region may be gone.
