@@ -34,7 +34,8 @@ class RegionMemory {
 
   // Both parts start zero-filled and, up to 64 MiB, resident. Larger parts
   // are reserved lazily (MAP_NORESERVE), so a depth-2^30 layout costs only
-  // the pages touched.
+  // the pages touched. A private part of at most 1 MiB may reuse the mapping
+  // of one destroyed before it, guard pages included, zero-filled again.
   RegionMemory(uint64_t payload_bytes, uint64_t counter_bytes,
                Sharing sharing = Sharing::kPrivate);
   ~RegionMemory();
@@ -83,6 +84,7 @@ class RegionMemory {
     uint64_t bytes = 0;
     uint8_t* canary = nullptr;  // slack in front of data
     uint64_t canary_bytes = 0;
+    bool shared = false;  // MAP_SHARED (Sharing::kSharedForFork)
   };
   static Mapping map_part(uint64_t bytes, Sharing sharing);
   static void unmap_part(Mapping* m);

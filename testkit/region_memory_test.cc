@@ -124,6 +124,74 @@ TEST(RegionMemory, ShadowSeparatesPeerWritesFromStoresBehindTheViewsBack) {
   EXPECT_TRUE(m.take_unaccounted_changes().empty());  // reported once
 }
 
+// The shadow compare skips equal stretches a block at a time: changes at
+// either end of a part, astride a block boundary and past several blocks are
+// each reported as their own range.
+TEST(RegionMemory, ShadowFindsEveryChangedRangeWherever) {
+  RegionMemory m(2048, 384);
+  m.enable_shadow();
+  uint8_t* p = m.payload();
+  p[0] = 1;
+  p[255] = 2;
+  p[256] = 2;
+  p[513] = 6;  // the first byte after one equal block from the last change
+  p[1500] = 3;
+  p[2047] = 4;
+  m.counter()[383] = 5;
+  const auto changes = m.take_unaccounted_changes();
+  ASSERT_EQ(changes.size(), 6u);
+  const uint64_t want[6][3] = {{0, 0, 1},    {0, 255, 2},  {0, 513, 1},
+                               {0, 1500, 1}, {0, 2047, 1}, {1, 383, 1}};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(static_cast<uint64_t>(changes[i].part), want[i][0]) << i;
+    EXPECT_EQ(changes[i].offset, want[i][1]) << i;
+    EXPECT_EQ(changes[i].nbytes, want[i][2]) << i;
+  }
+  EXPECT_TRUE(m.take_unaccounted_changes().empty());
+}
+
+// Every canary byte is watched, the farthest from the part included.
+TEST(RegionMemory, EveryCanaryByteIsWatched) {
+  for (uint64_t back : {uint64_t{1}, uint64_t{200}, uint64_t{300}}) {
+    RegionMemory m(128, 384);
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t canary = page - 128;  // the slack in front of the part
+    const uint64_t at = back == 300 ? canary : back;
+    m.payload()[-static_cast<int64_t>(at)] = 0;
+    std::string why;
+    EXPECT_FALSE(m.guards_intact(&why)) << "byte " << at << " in front";
+    EXPECT_NE(why.find("byte " + std::to_string(at) + " "), std::string::npos) << why;
+  }
+}
+
+// A part that reuses the mapping of a destroyed one reads as a new one:
+// zero-filled, canaries intact, still guarded past its end.
+TEST(RegionMemory, ADestroyedPartsMappingComesBackAsNew) {
+  const uint64_t size = 3 * 4096 + 64;  // a size no other test here uses
+  const uint8_t* old_payload = nullptr;
+  {
+    RegionMemory m(size, size);
+    old_payload = m.payload();
+    std::memset(m.payload() - 64, 0x77, size + 64);  // canary bytes too
+    std::memset(m.counter(), 0x77, size);
+  }
+  RegionMemory m(size, size);
+  EXPECT_TRUE(m.payload() == old_payload || m.counter() == old_payload)
+      << "the destroyed part's mapping was not reused (nothing here is tested)";
+  for (uint64_t i = 0; i < size; ++i) {
+    ASSERT_EQ(m.payload()[i], 0) << i;
+    ASSERT_EQ(m.counter()[i], 0) << i;
+  }
+  std::string why;
+  EXPECT_TRUE(m.guards_intact(&why)) << why;
+  EXPECT_DEATH(
+      {
+        volatile uint8_t* p = m.payload();
+        p[size] = 1;
+      },
+      "");
+}
+
 TEST(RegionMemory, DumpIsPayloadThenCounter) {
   RegionMemory m(64, 384);
   m.fill(0, 0xAB, 64);
