@@ -14,6 +14,10 @@ Outputs, in --out (default: the test's undeclared outputs, or
   package/                                 report + identity + logs + XML +
                                            region dumps + MANIFEST.sha256
   <name>-package.tar.gz                    the package as one file
+Under bazel test the test's outputs hold the tarball, not package/ (Bazel
+lists every file of a test's outputs, about 20 ms a file, and a failing
+certification has hundreds of region dumps); the copy in
+<workspace>/bazel-certification/<name>/ has both.
 JUnit also goes to $XML_OUTPUT_FILE, so Bazel's test.xml is per clause.
 """
 
@@ -143,6 +147,13 @@ def default_out(name):
     return os.path.abspath("certification-" + name)
 
 
+def package_apart(args):
+    """True when package/ is built outside --out: the test's undeclared
+    outputs under bazel test, which then get the tarball only."""
+    return not args.out and default_out(args.name).startswith(
+        os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or "\0")
+
+
 def test_workspace():
     """The source tree of the workspace a `bazel test` runs in, or None.
 
@@ -162,10 +173,11 @@ def test_workspace():
     return None
 
 
-def publish_copy(out, name):
-    """Under bazel test, also lands the report and package in
-    <workspace>/bazel-certification/<name>/, where bazel run puts them.
-    Returns that path, or None when it could not be written (a sandboxed run)."""
+def publish_copy(out, name, pkg):
+    """Under bazel test, also lands the report and package (`pkg`, unpacked,
+    and the tarball) in <workspace>/bazel-certification/<name>/, where bazel
+    run puts them. Returns that path, or None when it could not be written (a
+    sandboxed run)."""
     root = test_workspace()
     if not root:
         return None
@@ -174,6 +186,8 @@ def publish_copy(out, name):
         if os.path.isdir(dest):
             shutil.rmtree(dest)
         shutil.copytree(out, dest)
+        if not os.path.isdir(os.path.join(dest, "package")):
+            shutil.copytree(pkg, os.path.join(dest, "package"))
     except OSError as e:
         print("note: could not copy the report to %s: %s" % (dest, e))
         return None
@@ -516,7 +530,9 @@ def main(argv):
     out = os.path.abspath(args.out or default_out(args.name))
     if os.path.isdir(out):
         shutil.rmtree(out)
-    pkg = os.path.join(out, "package")
+    os.makedirs(out)
+    apart = tempfile.mkdtemp(prefix="spsq-package-") if package_apart(args) else None
+    pkg = os.path.join(apart or out, "package")
     os.makedirs(pkg)
 
     clauses = catalogue.load(args.catalogue)
@@ -748,7 +764,9 @@ def main(argv):
         # Under bazel test the sandbox path is gone afterwards; name the kept copies.
         print("\nalso in bazel-testlogs/%s/test.outputs/ (outputs.zip)/%s" % (
             os.environ["TEST_TARGET"].lstrip("/").replace(":", "/"), args.name))
-        shown = publish_copy(out, args.name) or out
+        shown = publish_copy(out, args.name, pkg) or out
+    if apart:
+        shutil.rmtree(apart, ignore_errors=True)
     print("\nreport: %s (and report.html)\npackage: %s" % (
         os.path.join(shown, "report.md"), os.path.join(shown, args.name + "-package.tar.gz")))
     print("summary: " + ", ".join("%s %d" % (k, summary[k]) for k in V.ORDER))

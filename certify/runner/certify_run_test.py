@@ -9,6 +9,7 @@ import json
 import os
 import stat
 import sys
+import tarfile
 import tempfile
 import time
 import unittest
@@ -373,7 +374,7 @@ class BoundsTest(unittest.TestCase):
 class MainTest(unittest.TestCase):
     """main() end to end over the fake binary."""
 
-    def run_main(self, *extra, fake=FAKE_GTEST, section="s3", env_extra=None):
+    def run_main(self, *extra, fake=FAKE_GTEST, section="s3", env_extra=None, out=None):
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         d = tmp.name
@@ -388,10 +389,11 @@ class MainTest(unittest.TestCase):
         cat = os.path.join(d, "clauses.json")
         with open(cat, "w") as f:
             json.dump({"clauses": CLAUSES}, f)
-        out = self.out = os.path.join(d, "out")
+        given = out is None
+        out = self.out = out or os.path.join(d, "out")
         argv = ["--name=cert", "--endpoint-template=E", "--implementation=I",
-                "--catalogue=" + cat, "--binary=1:%s:%s" % (section, binary), "--out=" + out, "--quiet",
-                "--sources", src] + list(extra)
+                "--catalogue=" + cat, "--binary=1:%s:%s" % (section, binary), "--quiet",
+                "--sources", src] + (["--out=" + out] if given else []) + list(extra)
         env = {k: v for k, v in os.environ.items() if k not in (
             "XML_OUTPUT_FILE", "TEST_UNDECLARED_OUTPUTS_DIR", "TEST_TARGET",
             "BUILD_WORKSPACE_DIRECTORY", "SPSQ_CERT_DEPTH", "TEST_TIMEOUT")}
@@ -528,6 +530,25 @@ class MainTest(unittest.TestCase):
         self.assertIn("| 2 | no test in this certification covers it | S3.B.1, AMB.X |",
                       opening)
         self.assertIn("| 1 | no runtime | W.INTEROP.1 |", opening)
+
+    def test_under_bazel_test_the_outputs_hold_the_package_as_its_tarball_only(self):
+        # Bazel lists each file of a test's outputs; the package's dumps stay
+        # in the tarball there, built in a temporary directory then removed.
+        d = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        undeclared, tmp = os.path.join(d, "undeclared"), os.path.join(d, "tmp")
+        os.makedirs(undeclared)
+        os.makedirs(tmp)
+        self.run_main(out=os.path.join(undeclared, "cert"),
+                      env_extra={"TEST_UNDECLARED_OUTPUTS_DIR": undeclared, "TMPDIR": tmp})
+        self.assertEqual(sorted(os.listdir(self.out)),
+                         ["cert-package.tar.gz", "junit.xml", "report.html", "report.json",
+                          "report.md"])
+        with tarfile.open(os.path.join(self.out, "cert-package.tar.gz")) as tar:
+            names = tar.getnames()
+        for want in ("MANIFEST.sha256", "identity.json", "report.json",
+                     "dumps/mi1_s3/S.Fails.region"):
+            self.assertIn("cert-package/" + want, names)
+        self.assertEqual(os.listdir(tmp), [])
 
     def test_the_failed_test_fails_the_certification(self):
         status, _, _, printed = self.run_main("--require-pass", "--allow-untested=S3.B.1")
