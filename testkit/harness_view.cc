@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "testkit/coherence/coherent_memory.h"
 #include "testkit/virtual_clock.h"
 
 namespace spsq_conf {
@@ -121,6 +122,10 @@ void cache_point(ViewState* s) {
 }
 
 }  // namespace
+
+uint8_t* coherent_side_base(const NonCoherentPayload* payload, Side side) {
+  return payload->side_base(side);
+}
 
 void ViewState::fail_now(const char* why) { fail(this, why); }
 

@@ -29,7 +29,6 @@
 #include <string>
 #include <vector>
 
-#include "testkit/coherence/coherent_memory.h"
 #include "testkit/access_log.h"
 #include "testkit/fault_plan.h"
 #include "testkit/region_memory.h"
@@ -38,6 +37,11 @@
 #include "testkit/view.h"
 
 namespace spsq_conf {
+
+// Only pointed to here: the model's header (testkit/coherence) is a large
+// one, and every source compiled against an endpoint includes this one.
+class NonCoherentPayload;
+uint8_t* coherent_side_base(const NonCoherentPayload* payload, Side side);
 
 // The span and error types every instrument's view shares (view_parts.h).
 using HarnessSpan = ViewSpan;
@@ -105,7 +109,7 @@ struct ViewState {
   void fail_now(const char* why);
   // The payload base the endpoint sees: its side's copy, or the memory.
   uint8_t* payload_base() const {
-    return coherence != nullptr ? coherence->side_base(side) : memory->payload();
+    return coherence != nullptr ? coherent_side_base(coherence, side) : memory->payload();
   }
 };
 

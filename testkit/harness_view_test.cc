@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "testkit/coherence/coherent_memory.h"
 #include "testkit/virtual_clock.h"
 #include "gtest/gtest.h"
 
