@@ -53,21 +53,8 @@ size_t AccessLog::shared_accesses_since(size_t from) const {
   return n;
 }
 
-size_t AccessLog::count(const std::function<bool(const Access&)>& pred, size_t from) const {
-  size_t n = 0;
-  for (size_t i = from; i < entries_.size(); ++i) n += pred(entries_[i]) ? 1 : 0;
-  return n;
-}
-
 size_t AccessLog::count_kind(AccessKind kind, size_t from) const {
   return count([kind](const Access& a) { return a.kind == kind; }, from);
-}
-
-size_t AccessLog::find(const std::function<bool(const Access&)>& pred, size_t from) const {
-  for (size_t i = from; i < entries_.size(); ++i) {
-    if (pred(entries_[i])) return i;
-  }
-  return npos;
 }
 
 size_t AccessLog::written_by(size_t from, uint64_t off, uint64_t n) const {

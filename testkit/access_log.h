@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,10 +99,23 @@ class AccessLog {
 
   // Shared accesses at or after `from`.
   size_t shared_accesses_since(size_t from) const;
-  size_t count(const std::function<bool(const Access&)>& pred, size_t from = 0) const;
+  // (Templates, not std::function: this header is in every source compiled
+  // against an endpoint, and <functional> is a large one.)
+  template <class Pred>
+  size_t count(const Pred& pred, size_t from = 0) const {
+    size_t n = 0;
+    for (size_t i = from; i < entries_.size(); ++i) n += pred(entries_[i]) ? 1 : 0;
+    return n;
+  }
   size_t count_kind(AccessKind kind, size_t from = 0) const;
   // Index of the first entry at or after `from` matching pred, or npos.
-  size_t find(const std::function<bool(const Access&)>& pred, size_t from = 0) const;
+  template <class Pred>
+  size_t find(const Pred& pred, size_t from = 0) const {
+    for (size_t i = from; i < entries_.size(); ++i) {
+      if (pred(entries_[i])) return i;
+    }
+    return npos;
+  }
   // Index of the successful payload write at or after `from` by which the
   // writes together first cover [off, off + n), or npos: a span may be
   // written (flushed) in one write or in several.
