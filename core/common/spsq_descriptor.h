@@ -16,15 +16,25 @@ struct SpscQueueDescriptor {
   uint64_t payload_nbytes;
 };
 
-// Spelled out byte by byte: compilers fold this into one load (plus a byte
-// swap on big-endian hosts) even at -O2, where a loop stays a loop.
+// On a little-endian host the wire's byte order is the host's: one 8-byte
+// move. The byte-by-byte form, kept for other hosts, is folded into one only
+// sometimes: in a large caller GCC left it eight byte stores and shifts.
 inline uint64_t load_le64(const uint8_t* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+#else
   return uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24 |
          uint64_t{p[4]} << 32 | uint64_t{p[5]} << 40 | uint64_t{p[6]} << 48 |
          uint64_t{p[7]} << 56;
+#endif
 }
 
 inline void store_le64(uint8_t* p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  __builtin_memcpy(p, &v, sizeof(v));
+#else
   p[0] = static_cast<uint8_t>(v);
   p[1] = static_cast<uint8_t>(v >> 8);
   p[2] = static_cast<uint8_t>(v >> 16);
@@ -33,6 +43,7 @@ inline void store_le64(uint8_t* p, uint64_t v) {
   p[5] = static_cast<uint8_t>(v >> 40);
   p[6] = static_cast<uint8_t>(v >> 48);
   p[7] = static_cast<uint8_t>(v >> 56);
+#endif
 }
 
 // Bytes 0..31 of one slot.
