@@ -89,8 +89,8 @@ inline std::string Num(uint64_t v) { return std::to_string(v); }
 // take(seq) ("" or what went wrong) and its head must then read
 // int32(uint32(k)). Returns "" or the first failure.
 template <class Take>
-__attribute__((flatten)) std::string PeerProduces(RegionMemory& m, const wire::Layout& l, Ring ring, uint64_t total,
-                         Take take) {
+__attribute__((flatten)) std::string PeerProduces(RegionMemory& m, const wire::Layout& l,
+                                                  Ring ring, uint64_t total, Take take) {
   for (uint64_t k = 0; k < total;) {
     const uint64_t batch = total - k < l.depth ? total - k : l.depth;
     // Field by field into the slot, bytes 8..31 then seq: a staged copy of a
@@ -124,8 +124,8 @@ __attribute__((flatten)) std::string PeerProduces(RegionMemory& m, const wire::L
 // until the ring is full; the peer checks the tail and every descriptor (seq,
 // zero-byte DATA) and releases the batch with one head update.
 template <class Put>
-__attribute__((flatten)) std::string EndpointProduces(RegionMemory& m, const wire::Layout& l, Ring ring, uint64_t total,
-                             Put put) {
+__attribute__((flatten)) std::string EndpointProduces(RegionMemory& m, const wire::Layout& l,
+                                                      Ring ring, uint64_t total, Put put) {
   for (uint64_t k = 0; k < total;) {
     const uint64_t batch = total - k < l.depth ? total - k : l.depth;
     for (uint64_t i = 0; i < batch; ++i) {
