@@ -103,9 +103,8 @@ RegionMemory::Mapping RegionMemory::map_part(uint64_t bytes, Sharing sharing) {
   m.shared = sharing == Sharing::kSharedForFork;
   const uint64_t usable = (pages - 2) * page;
   m.map = m.shared ? nullptr : take_reusable(m.map_bytes);
-  uint8_t* first = m.map + page;
   if (m.map != nullptr) {
-    std::memset(first, 0, usable);  // as a fresh mapping reads
+    std::memset(m.map + page, 0, usable);  // as a fresh mapping reads
   } else {
     const int share = m.shared ? MAP_SHARED : MAP_PRIVATE;
     void* p = mmap(nullptr, m.map_bytes, PROT_NONE, share | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -115,8 +114,7 @@ RegionMemory::Mapping RegionMemory::map_part(uint64_t bytes, Sharing sharing) {
       std::abort();
     }
     m.map = static_cast<uint8_t*>(p);
-    first = m.map + page;
-    if (mprotect(first, usable, PROT_READ | PROT_WRITE) != 0) {
+    if (mprotect(m.map + page, usable, PROT_READ | PROT_WRITE) != 0) {
       std::fprintf(stderr, "RegionMemory: mprotect failed\n");
       std::abort();
     }
@@ -127,9 +125,10 @@ RegionMemory::Mapping RegionMemory::map_part(uint64_t bytes, Sharing sharing) {
     // 2^33-message wrap run several times slower than the endpoint is. Huge
     // layouts stay lazy.
     if (usable <= kResidentLimit) {
-      for (uint64_t off = 0; off < usable; off += page) first[off] = 0;
+      for (uint64_t off = 0; off < usable; off += page) m.map[page + off] = 0;
     }
   }
+  uint8_t* first = m.map + page;
   // Flush against the back guard; sizes are 64-byte multiples in practice,
   // and a page-aligned end keeps any 64-multiple size 64-byte aligned.
   m.bytes = bytes;
