@@ -138,9 +138,15 @@ def sha256_file(path):
     return h.hexdigest()
 
 
+def under_bazel_test():
+    """True under bazel test, not bazel run: outputs go to the test's
+    undeclared outputs."""
+    return bool(os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")) and not os.environ.get(
+        "BUILD_WORKSPACE_DIRECTORY")
+
+
 def default_out(name):
-    if os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") and not os.environ.get(
-            "BUILD_WORKSPACE_DIRECTORY"):
+    if under_bazel_test():
         return os.path.join(os.environ["TEST_UNDECLARED_OUTPUTS_DIR"], name)
     if os.environ.get("BUILD_WORKSPACE_DIRECTORY"):
         return os.path.join(os.environ["BUILD_WORKSPACE_DIRECTORY"], "bazel-certification", name)
@@ -150,8 +156,7 @@ def default_out(name):
 def package_apart(args):
     """True when package/ is built outside --out: the test's undeclared
     outputs under bazel test, which then get the tarball only."""
-    return not args.out and default_out(args.name).startswith(
-        os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or "\0")
+    return not args.out and under_bazel_test()
 
 
 def test_workspace():
