@@ -4,6 +4,9 @@
 %{includes}
 #define SPSQ_CERT_ENDPOINT %{endpoint}
 #define SPSQ_CERT_MAX_INFLIGHT %{n}
+// Every window the certification certifies: its adapter and its interop
+// child are compiled once and serve them all.
+#define SPSQ_CERT_WINDOWS %{windows}
 #define SPSQ_CERT_NAME "%{name}"
 #define SPSQ_CERT_HAS_ADAPTER %{has_adapter}
 #include "conformance/l2/endpoint_access.h"

@@ -12,10 +12,10 @@ Any endpoint written to the RegionView contract is certified unmodified:
         adapter = None,                                   # optional adapter header (see INTERPRETING.md)
     )
 
-For each MaxInflight in `max_inflight` it compiles one adapter,
-conformance/l2/l2_adapter.cc over SPSQ_CERT_ENDPOINT<HarnessView, N> (with the harness's
-views and virtual clock), and links it with each suite section into one test
-binary: the sections are compiled once for every certification against the
+It compiles one adapter, conformance/l2/l2_adapter.cc over
+SPSQ_CERT_ENDPOINT<HarnessView, N> for every N in `max_inflight` (with the
+harness's views and virtual clock), and links it with each suite section and
+the window's generated kN into one test binary per section and window: the sections are compiled once for every certification against the
 suite's endpoint interface (conformance/l2/l2_endpoint.h); only their typed tests
 (conformance/l2/l2_typed.h) compile per certification. Plus the test `name` that runs them
 all and turns the
@@ -133,7 +133,7 @@ def spsq_l2_certification(
         [] leaves the stage out, and W.INTEROP.1 UNTESTED with that reason);
         when given, the "interop" section runs the endpoint as an L2 task on
         that runtime against its L3 queue: the endpoint in a child binary of
-        its own (<cfg>_interop_child), exec'd by the runtime's chip worker,
+        its own (<name>_interop_child), exec'd by the runtime's chip worker,
         the reference in the parent (<cfg>_interop).
       individual_tests: also expose each binary as its own cc_test.
       expect_fail: clause IDs that must be FAIL (mutants).
@@ -167,6 +167,7 @@ def spsq_l2_certification(
         sections = sections,
         once_sections = once_sections,
         first_window = max_inflight[0],
+        windows = max_inflight,
         interop_deps = interop_deps,
         individual_tests = individual_tests,
         env = env,
@@ -220,14 +221,34 @@ def _window(cert, n):
         _contract_check(cert, cfg)
         _mi0(cert, suite_deps)
 
-    # The one source of the erased suite compiled against the endpoint:
-    # the windows, values and facts the suite reaches it by.
+        # The one source of the erased suite compiled against the endpoint,
+        # once for every window: the windows, values and facts the suite
+        # reaches it by.
+        native.cc_library(
+            name = cert.name + "_adapter",
+            srcs = ["//conformance/l2:l2_adapter.cc"],
+            copts = cert.copts,
+            features = cert.features,
+            deps = suite_deps + [":" + cert.name + "_mi0"],
+            tags = cert.tags,
+            testonly = cert.testonly,
+            alwayslink = True,
+        )
+
+    # The window this configuration's binaries certify (kN), beside the
+    # adapter.
+    generated_file(
+        name = cfg + "_window_gen",
+        out = cfg + "_window.cc",
+        template = Label("//certify:window.cc.tpl"),
+        substitutions = {"%{cfg}": cfg, "%{n}": str(n)},
+        tags = cert.tags,
+        testonly = cert.testonly,
+    )
     native.cc_library(
-        name = cfg + "_adapter",
-        srcs = ["//conformance/l2:l2_adapter.cc"],
-        copts = cert.copts,
+        name = cfg + "_window",
+        srcs = [cfg + "_window.cc"],
         features = cert.features,
-        deps = suite_deps + [":" + cert.name + "_mi0"],
         tags = cert.tags,
         testonly = cert.testonly,
         alwayslink = True,
@@ -256,6 +277,7 @@ def _config(cert, n, cfg):
             "%{includes}": "\n".join(['#include "%s"' % h for h in cert.hdrs]),
             "%{endpoint}": cert.endpoint,
             "%{n}": str(n),
+            "%{windows}": ", ".join([str(w) for w in cert.windows]),
             "%{has_adapter}": "1" if cert.adapter else "0",
             "%{adapter}": ('#include "%s"' % cert.adapter) if cert.adapter else "",
         },
@@ -383,7 +405,11 @@ def _section(cert, n, cfg, section, suite_deps):
         copts = cert.copts + (["-O2"] if section == "wrap" else []),
         features = cert.features,
         srcs = srcs,
-        deps = section_deps + [":" + cfg + "_adapter", "@gtest//:gtest_main"],
+        deps = section_deps + [
+            ":" + cert.name + "_adapter",
+            ":" + cfg + "_window",
+            "@gtest//:gtest_main",
+        ],
         tags = cert.tags,
     )
     if cert.individual_tests and section not in cert.once_sections:

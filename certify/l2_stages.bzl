@@ -54,31 +54,32 @@ def interop(cert, cfg, n):
     """The interop section of one MaxInflight: the endpoint under test and the
     reference runtime never share a translation unit or a binary.
 
-    <cfg>_interop_child: conformance/l2/interop_child_main.cc over the certification's
-    config library (the endpoint, its adapter) and the header-only
-    endpoint_access.h, nothing else; exec'd by the reference chip worker in
-    process mode.
+    <name>_interop_child: conformance/l2/interop_child_main.cc over the
+    certification's config library (the endpoint, its adapter) and the
+    header-only endpoint_access.h, nothing else; exec'd by the reference chip
+    worker in process mode. One for every window (built with the first).
     <cfg>_interop: conformance/l2/interop_test.cc, the reference L3 side over the
     reference runtime, compiled once (//conformance/l2:interop_suite), linked
     with this window's generated defaults. It finds the child from --child
     (bazel test) or, run with no arguments by the report test, from those
     defaults.
     """
-    child = cfg + "_interop_child"
-    native.cc_binary(
-        name = child,
-        testonly = True,
-        srcs = ["//conformance/l2:interop_child_main.cc"],
-        copts = cert.copts,
-        features = cert.features,
-        deps = [
-            ":" + cfg + "_config",
-            # config.h includes it; the config library does not provide it.
-            # Header-only, no harness.
-            "//conformance/l2:endpoint_access",
-        ],
-        tags = cert.tags,
-    )
+    child = cert.name + "_interop_child"
+    if n == cert.first_window:
+        native.cc_binary(
+            name = child,
+            testonly = True,
+            srcs = ["//conformance/l2:interop_child_main.cc"],
+            copts = cert.copts,
+            features = cert.features,
+            deps = [
+                ":" + cfg + "_config",
+                # config.h includes it; the config library does not provide it.
+                # Header-only, no harness.
+                "//conformance/l2:endpoint_access",
+            ],
+            tags = cert.tags,
+        )
 
     # The child's runfiles path, written into a source of two constants (the
     # L3 side itself is compiled once, //conformance/l2:interop_suite).

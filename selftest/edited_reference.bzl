@@ -52,9 +52,16 @@ def edited_reference(
     tree = name + "_tree/core/" + (subpackage + "/" if subpackage else "")
     outs = [tree + f for f in files]
     cmds = ["set -e"]
+
+    # One mkdir, and one cp per directory: a process per file made the copy
+    # cost more than the compiles of some edited endpoints.
+    by_dir = {}
     for f in files:
-        cmds.append("mkdir -p $$(dirname $(@D)/%s%s) && cp $(location %s:%s) $(@D)/%s%s" %
-                    (tree, f, package, f, tree, f))
+        by_dir.setdefault(f.rpartition("/")[0], []).append(f)
+    cmds.append("mkdir -p " + " ".join(["$(@D)/%s%s" % (tree, d) for d in by_dir]))
+    for d, fs in by_dir.items():
+        cmds.append("cp %s $(@D)/%s%s" % (" ".join(["$(location %s:%s)" % (package, f) for f in fs]),
+                                         tree, d))
     if diff:
         _patch(cmds, name, diff, kind)
     native.genrule(

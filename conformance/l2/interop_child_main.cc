@@ -3,8 +3,8 @@
 // parent). It holds only the endpoint under test, its adapter and this echo
 // task: no harness, no gtest, nothing of the reference runtime, so an
 // implementation with the reference's header paths and namespace links here
-// without a clash. Built per certification and MaxInflight by
-// spsq_l2_certification from "spsq_cert/config.h".
+// without a clash. Built once per certification by spsq_l2_certification
+// from "spsq_cert/config.h", for every window it certifies (SPSQ_CERT_WINDOWS).
 //
 // The task: decode the ten binding scalars through the implementation's own
 // decoder, construct the implementation's RegionInstanceView exactly as the
@@ -21,8 +21,8 @@
 // mapped here, wherever mmap puts it, and every scalar that points into a
 // part in the parent's address space is rebased onto this process's mapping
 // before the endpoint decodes it: the simulation's stand-in for the device's
-// local view. Scalar 10 (after the binding) is the parent's MaxInflight,
-// checked against the one compiled in.
+// local view. Scalar 10 (after the binding) is the parent's MaxInflight: the
+// child runs the endpoint built for it, or fails if none was.
 //
 // Exit status 0 on success; otherwise 1 with a one-line reason on stderr.
 #include <sys/mman.h>
@@ -38,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -63,8 +64,7 @@ int Fail(const char* fmt, ...) {
   va_start(ap, fmt);
   std::vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  std::fprintf(stderr, "interop child (%s, MaxInflight %d): %s\n", SPSQ_CERT_NAME,
-               static_cast<int>(SPSQ_CERT_MAX_INFLIGHT), msg);
+  std::fprintf(stderr, "interop child (%s): %s\n", SPSQ_CERT_NAME, msg);
   std::fflush(stderr);
   return 1;
 }
@@ -217,6 +217,22 @@ int Echo(const std::vector<uint64_t>& scalars) {
   }
 }
 
+// Every window the certification certifies.
+constexpr uint64_t kWindows[] = {SPSQ_CERT_WINDOWS};
+
+// Echo at the parent's MaxInflight, if this child was built for it.
+template <size_t... I>
+int EchoAt(const std::vector<uint64_t>& scalars, std::index_sequence<I...>) {
+  const uint64_t n = scalars[kMaxInflightScalar];
+  int rc = -1;
+  (void)((n == kWindows[I] && (rc = Echo<kWindows[I]>(scalars), true)) || ...);
+  if (rc >= 0) return rc;
+  std::string built;
+  for (const uint64_t w : kWindows) built += (built.empty() ? "" : ", ") + std::to_string(w);
+  return Fail("the parent runs MaxInflight %" PRIu64 ", this child was built for %s", n,
+              built.c_str());
+}
+
 }  // namespace
 }  // namespace spsq_conf
 
@@ -227,10 +243,5 @@ int main() {
     return spsq_conf::Fail("expected the ten binding scalars plus MaxInflight, got %zu scalars",
                            scalars.size());
   }
-  if (scalars[spsq_conf::kMaxInflightScalar] != SPSQ_CERT_MAX_INFLIGHT) {
-    return spsq_conf::Fail("the parent runs MaxInflight %" PRIu64 ", this child was built for %d",
-                           scalars[spsq_conf::kMaxInflightScalar],
-                           static_cast<int>(SPSQ_CERT_MAX_INFLIGHT));
-  }
-  return spsq_conf::Echo<SPSQ_CERT_MAX_INFLIGHT>(scalars);
+  return spsq_conf::EchoAt(scalars, std::make_index_sequence<std::size(spsq_conf::kWindows)>());
 }

@@ -2,10 +2,11 @@
 // and the wire contract's numbers, never by the implementation's own types.
 //
 // The suite's section sources are compiled once, against this header only;
-// each certification compiles one adapter (l2_adapter.cc) per MaxInflight,
-// which instantiates the implementation and defines everything declared in
-// namespace l2_adapter below. So a third-party endpoint costs one translation
-// unit per window, besides the few compiled against its own types: the
+// each certification compiles one adapter (l2_adapter.cc), which instantiates
+// the implementation at every window it certifies and defines everything
+// declared in namespace l2_adapter below. So a third-party endpoint costs one
+// translation unit for the suite, besides the few compiled against its own
+// types: the
 // contract check, the MaxInflight-0 probe, the interop child and the tests
 // that judge its names and types (the spec's L2 snippet, RegionInstanceView,
 // source compatibility, the wrap's lean view), which use l2_typed.h.
@@ -42,8 +43,9 @@ struct ErasedOps {
 
 enum class ErasedKind { kHandle, kReservation, kBinding };
 
-// The certified MaxInflight, defined by the adapter (a constant, so it is set
-// before any test runs).
+// The certified MaxInflight of this binary, a constant the certification
+// generates per window (certify/window.cc.tpl), so it is set before any test
+// runs.
 extern const uint64_t kN;
 
 class Handle;
