@@ -2,6 +2,15 @@
 of certify/ with ctx.actions.expand_template (Bazel 4 has no such native rule),
 so the generated C++ is kept in .tpl files rather than in Starlark strings."""
 
+def _after_files(target):
+    """What `out` waits for: a C++ library's compiled objects (its compile
+    is the point, and its archive and shared library would be linked for
+    nothing), any other target's files."""
+    groups = target[OutputGroupInfo] if OutputGroupInfo in target else None
+    if groups and hasattr(groups, "compilation_outputs"):
+        return groups.compilation_outputs
+    return target[DefaultInfo].files
+
 def _generated_file_impl(ctx):
     out = ctx.outputs.out
     if not ctx.attr.after:
@@ -23,7 +32,7 @@ def _generated_file_impl(ctx):
     )
     ctx.actions.run_shell(
         outputs = [out],
-        inputs = depset([expanded], transitive = [d[DefaultInfo].files for d in ctx.attr.after]),
+        inputs = depset([expanded], transitive = [_after_files(d) for d in ctx.attr.after]),
         command = "cp \"$1\" \"$2\"",
         arguments = [expanded.path, out.path],
         mnemonic = "SpsqGeneratedFile",
