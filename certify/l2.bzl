@@ -15,8 +15,9 @@ Any endpoint written to the RegionView contract is certified unmodified:
 It compiles one adapter, conformance/l2/l2_adapter.cc over
 SPSQ_CERT_ENDPOINT<HarnessView, N> for every N in `max_inflight` (with the
 harness's views and virtual clock), and links it with each suite section and
-the window's generated kN into one test binary per section and window: the sections are compiled once for every certification against the
-suite's endpoint interface (conformance/l2/l2_endpoint.h); only their typed tests
+the window's generated kN into one test binary per section and window: the
+sections are compiled once for every certification against the suite's
+endpoint interface (conformance/l2/l2_endpoint.h); only their typed tests
 (conformance/l2/l2_typed.h) compile per certification. Plus the test `name` that runs them
 all and turns the
 results into the verdict table, JSON, JUnit XML and a certification package.
