@@ -71,19 +71,8 @@ class WorkerChipQueueOutput {
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
     if (!is_active(m)) return foreign_handle(m, op, "read");
-    if (m.payload_nbytes > buffer_bytes || (m.payload_nbytes != 0 && buffer == nullptr)) {
-      return core_->reject(op, "buffer of %" PRIu64 " bytes%s cannot hold the %" PRIu64
-                           "-byte message at seq %" PRIu64,
-                           buffer_bytes, buffer == nullptr ? " (null)" : "", m.payload_nbytes,
-                           m.seq);
-    }
-    if (m.payload_nbytes != 0) {
-      uint8_t* bytes = nullptr;
-      if (!core_->state().map_payload(active_.payload_offset, active_.payload_nbytes, op, &bytes)) {
-        return core_->failed();
-      }
-      std::memcpy(buffer, bytes, active_.payload_nbytes);
-    }
+    st = copy_out(m, buffer, buffer_bytes);
+    if (st != WorkerChipQueueStatus::OK) return st;
     return core_->ok();
   }
 
@@ -145,15 +134,40 @@ class WorkerChipQueueOutput {
 
   WorkerChipQueueStatus finish_dequeue(const WorkerChipMessage& m, void* buffer,
                                        uint64_t buffer_bytes, WorkerChipMessage* out) {
-    WorkerChipQueueStatus st = read_into(m, buffer, buffer_bytes);
+    // read_into + release of `m`, the message a peek on this handle just
+    // handed out. Their admissions and handle checks hold by construction
+    // (the handle is live and not freed, `m` is the active message), so they
+    // are not made again: the same statuses, errors and wire effects.
+    const WorkerChipQueueStatus st = copy_out(m, buffer, buffer_bytes);
     if (st != WorkerChipQueueStatus::OK) return st;
-    st = release(m);
-    if (st != WorkerChipQueueStatus::OK) return st;
+    if (!consumer_.release(m)) return core_->failed();
+    has_active_ = false;
     if (out != nullptr) {
       *out = m;
       out->payload = SpscQueuePayloadView{};
     }
-    return st;
+    return core_->ok();
+  }
+
+  // The payload of the active message `m` into `buffer`: a buffer that is
+  // too small is a usage error (the message stays active); OK or why not.
+  WorkerChipQueueStatus copy_out(const WorkerChipMessage& m, void* buffer,
+                                 uint64_t buffer_bytes) {
+    const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_READ;
+    if (m.payload_nbytes > buffer_bytes || (m.payload_nbytes != 0 && buffer == nullptr)) {
+      return core_->reject(op, "buffer of %" PRIu64 " bytes%s cannot hold the %" PRIu64
+                           "-byte message at seq %" PRIu64,
+                           buffer_bytes, buffer == nullptr ? " (null)" : "", m.payload_nbytes,
+                           m.seq);
+    }
+    if (m.payload_nbytes != 0) {
+      uint8_t* bytes = nullptr;
+      if (!core_->state().map_payload(active_.payload_offset, active_.payload_nbytes, op, &bytes)) {
+        return core_->failed();
+      }
+      std::memcpy(buffer, bytes, m.payload_nbytes);
+    }
+    return WorkerChipQueueStatus::OK;
   }
 
   WorkerChipQueueCore<View>* core_;
