@@ -149,8 +149,9 @@ class WorkerChipQueueOutput {
     return core_->ok();
   }
 
-  // The payload of the active message `m` into `buffer`: a buffer that is
-  // too small is a usage error (the message stays active); OK or why not.
+  // The payload of `m`, the active message (active_), into `buffer`: a
+  // buffer that is too small is a usage error (the message stays active); OK
+  // or why not.
   WorkerChipQueueStatus copy_out(const WorkerChipMessage& m, void* buffer,
                                  uint64_t buffer_bytes) {
     const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_READ;
@@ -165,7 +166,7 @@ class WorkerChipQueueOutput {
       if (!core_->state().map_payload(active_.payload_offset, active_.payload_nbytes, op, &bytes)) {
         return core_->failed();
       }
-      std::memcpy(buffer, bytes, m.payload_nbytes);
+      std::memcpy(buffer, bytes, active_.payload_nbytes);
     }
     return WorkerChipQueueStatus::OK;
   }
