@@ -83,14 +83,19 @@ inline std::string Num(uint64_t v) { return std::to_string(v); }
 // Both runs are flattened: the endpoint's calls are inlined into the loop
 // (each of its checks still runs), so a message no longer pays the entry and
 // exit of a large function with a guarded frame (about 23 instructions).
+// Each has a form that hands the endpoint a whole batch at once, for an
+// endpoint reached through a call that cannot be inlined (the L3 adapter's
+// virtual calls): one call boundary per batch instead of one per message.
 //
 // The peer produces on `ring`: each batch is a ring of zero-byte DATA with
-// seq k+1.. and one tail update; the endpoint consumes each with
-// take(seq) ("" or what went wrong) and its head must then read
+// seq k+1.. and one tail update; the endpoint consumes the batch with
+// take_batch(first_seq, count, &taken), "" or what went wrong with the
+// message of seq first_seq + taken, and its head must then read
 // int32(uint32(k)). Returns "" or the first failure.
-template <class Take>
-__attribute__((flatten)) std::string PeerProduces(RegionMemory& m, const wire::Layout& l,
-                                                  Ring ring, uint64_t total, Take take) {
+template <class TakeBatch>
+__attribute__((flatten)) std::string PeerProducesBatches(RegionMemory& m, const wire::Layout& l,
+                                                         Ring ring, uint64_t total,
+                                                         TakeBatch take_batch) {
   for (uint64_t k = 0; k < total;) {
     const uint64_t batch = total - k < l.depth ? total - k : l.depth;
     // Field by field into the slot, bytes 8..31 then seq: a staged copy of a
@@ -104,12 +109,11 @@ __attribute__((flatten)) std::string PeerProduces(RegionMemory& m, const wire::L
       wire::store_le64(slot + wire::kSeqAt, k + i + 1);
     }
     m.store_counter(ring.tail(), wire::low32(k + batch));
-    for (uint64_t i = 0; i < batch; ++i) {
-      const std::string e = take(k + i + 1);
-      if (!e.empty()) {
-        return std::string(ring.name()) + " message " + Num(k + i) + " (" + ring.name() +
-               " tail counter " + std::to_string(m.load_counter(ring.tail())) + "): " + e;
-      }
+    uint64_t taken = 0;
+    const std::string e = take_batch(k + 1, batch, &taken);
+    if (!e.empty()) {
+      return std::string(ring.name()) + " message " + Num(k + taken) + " (" + ring.name() +
+             " tail counter " + std::to_string(m.load_counter(ring.tail())) + "): " + e;
     }
     k += batch;
     if (m.load_counter(ring.head()) != wire::low32(k)) {
@@ -120,20 +124,40 @@ __attribute__((flatten)) std::string PeerProduces(RegionMemory& m, const wire::L
   return "";
 }
 
-// The endpoint produces on `ring` with put(index) ("" or what went wrong)
-// until the ring is full; the peer checks the tail and every descriptor (seq,
-// zero-byte DATA) and releases the batch with one head update.
-template <class Put>
-__attribute__((flatten)) std::string EndpointProduces(RegionMemory& m, const wire::Layout& l,
-                                                      Ring ring, uint64_t total, Put put) {
+// The same, the endpoint consuming one message at a time with take(seq).
+template <class Take>
+__attribute__((flatten)) std::string PeerProduces(RegionMemory& m, const wire::Layout& l,
+                                                  Ring ring, uint64_t total, Take take) {
+  return PeerProducesBatches(
+      m, l, ring, total, [&](uint64_t first, uint64_t count, uint64_t* taken) -> std::string {
+        for (uint64_t i = 0; i < count; ++i) {
+          std::string e = take(first + i);
+          if (!e.empty()) {
+            *taken = i;
+            return e;
+          }
+        }
+        return {};
+      });
+}
+
+// The endpoint produces on `ring` until the ring is full, a batch at a time
+// with put_batch(first_index, count, &put), "" or what went wrong with the
+// message of index first_index + put; the peer checks the tail and every
+// descriptor (seq, zero-byte DATA) and releases the batch with one head
+// update.
+template <class PutBatch>
+__attribute__((flatten)) std::string EndpointProducesBatches(RegionMemory& m,
+                                                             const wire::Layout& l, Ring ring,
+                                                             uint64_t total,
+                                                             PutBatch put_batch) {
   for (uint64_t k = 0; k < total;) {
     const uint64_t batch = total - k < l.depth ? total - k : l.depth;
-    for (uint64_t i = 0; i < batch; ++i) {
-      const std::string e = put(k + i);
-      if (!e.empty()) {
-        return std::string(ring.name()) + " message " + Num(k + i) + " (" + ring.name() +
-               " head counter " + std::to_string(m.load_counter(ring.head())) + "): " + e;
-      }
+    uint64_t put = 0;
+    const std::string e = put_batch(k, batch, &put);
+    if (!e.empty()) {
+      return std::string(ring.name()) + " message " + Num(k + put) + " (" + ring.name() +
+             " head counter " + std::to_string(m.load_counter(ring.head())) + "): " + e;
     }
     k += batch;
     if (m.load_counter(ring.tail()) != wire::low32(k)) {
@@ -151,6 +175,23 @@ __attribute__((flatten)) std::string EndpointProduces(RegionMemory& m, const wir
     m.store_counter(ring.head(), wire::low32(k));  // the peer releases the batch
   }
   return "";
+}
+
+// The same, the endpoint producing one message at a time with put(index).
+template <class Put>
+__attribute__((flatten)) std::string EndpointProduces(RegionMemory& m, const wire::Layout& l,
+                                                      Ring ring, uint64_t total, Put put) {
+  return EndpointProducesBatches(
+      m, l, ring, total, [&](uint64_t first, uint64_t count, uint64_t* done) -> std::string {
+        for (uint64_t i = 0; i < count; ++i) {
+          std::string e = put(first + i);
+          if (!e.empty()) {
+            *done = i;
+            return e;
+          }
+        }
+        return {};
+      });
 }
 
 // The two directions are independent queues: one runs on a second thread.

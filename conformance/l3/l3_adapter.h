@@ -131,6 +131,34 @@ class L3Adapter {
   // default): the wrap runs on open() over `view` in lean mode, as every
   // adapter can.
   virtual std::unique_ptr<L3Adapter> make_lean() { return nullptr; }
+
+  // Optional, for the counter wrap alone, like make_lean(): `count` calls of
+  // try_enqueue(nullptr, 0) in a row, stopping at the first that does not
+  // return kOk. Returns that call's status (kOk when all did) and sets *done
+  // to the calls that returned kOk. The default makes the calls one by one;
+  // an adapter may make them inside one call of its own, so that the wrap's
+  // 2^32 messages pay no call boundary each. Every call still makes every
+  // check it makes alone.
+  virtual L3Status try_enqueue_n(uint64_t count, uint64_t* done) {
+    return repeat(count, done, [&](uint64_t) { return try_enqueue(nullptr, 0); });
+  }
+  // The same for `count` calls of try_dequeue_into(buffer, capacity, &out[i]).
+  virtual L3Status try_dequeue_into_n(void* buffer, uint64_t capacity, L3Message* out,
+                                      uint64_t count, uint64_t* done) {
+    return repeat(count, done,
+                  [&](uint64_t i) { return try_dequeue_into(buffer, capacity, &out[i]); });
+  }
+
+ protected:
+  // call(i) for i = 0, 1, ... while it returns kOk, at most `count` times.
+  template <class Call>
+  static L3Status repeat(uint64_t count, uint64_t* done, Call call) {
+    uint64_t i = 0;
+    L3Status s = L3Status::kOk;
+    while (i < count && (s = call(i)) == L3Status::kOk) ++i;
+    *done = i;
+    return s;
+  }
 };
 
 // Defined by the adapter library linked into an L3 certification.

@@ -3,7 +3,8 @@
 // (make_lean). This is implementation-specific glue (it includes core/l3
 // headers); the suite itself never does.
 //
-// The wrap's two calls are flattened (the queue's calls inlined into them).
+// The wrap's calls (try_enqueue_n, try_dequeue_into_n and the two they
+// repeat) are flattened (the queue's calls inlined into them).
 // Inlined that deep, GCC's flow analysis reports maybe-uninitialized on
 // out-parameters the queue's checks set on every path that uses them.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -131,6 +132,19 @@ class ReferenceL3Adapter : public L3Adapter {
     const L3Status s = map(queue_->output().try_dequeue_into(buffer, capacity, &h));
     if (s == L3Status::kOk) to_message(h, m);
     return s;
+  }
+  // The wrap's runs of calls: the calls above, not virtual, inlined into one
+  // loop each.
+  __attribute__((flatten)) L3Status try_enqueue_n(uint64_t count, uint64_t* done) override {
+    return repeat(count, done,
+                  [&](uint64_t) { return ReferenceL3Adapter::try_enqueue(nullptr, 0); });
+  }
+  __attribute__((flatten)) L3Status try_dequeue_into_n(void* buffer, uint64_t capacity,
+                                                       L3Message* out, uint64_t count,
+                                                       uint64_t* done) override {
+    return repeat(count, done, [&](uint64_t i) {
+      return ReferenceL3Adapter::try_dequeue_into(buffer, capacity, &out[i]);
+    });
   }
   L3Status dequeue_into(void* buffer, uint64_t capacity, uint64_t timeout_ns,
                         L3Message* m) override {
