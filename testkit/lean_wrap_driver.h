@@ -124,21 +124,27 @@ __attribute__((flatten)) std::string PeerProducesBatches(RegionMemory& m, const 
   return "";
 }
 
+// A batch callback from a per-message one: call(first + i) for each message
+// of the batch, stopping at the first that returns what went wrong.
+template <class PerMessage>
+auto OneAtATime(PerMessage& call) {
+  return [&call](uint64_t first, uint64_t count, uint64_t* done) -> std::string {
+    for (uint64_t i = 0; i < count; ++i) {
+      std::string e = call(first + i);
+      if (!e.empty()) {
+        *done = i;
+        return e;
+      }
+    }
+    return {};
+  };
+}
+
 // The same, the endpoint consuming one message at a time with take(seq).
 template <class Take>
 __attribute__((flatten)) std::string PeerProduces(RegionMemory& m, const wire::Layout& l,
                                                   Ring ring, uint64_t total, Take take) {
-  return PeerProducesBatches(
-      m, l, ring, total, [&](uint64_t first, uint64_t count, uint64_t* taken) -> std::string {
-        for (uint64_t i = 0; i < count; ++i) {
-          std::string e = take(first + i);
-          if (!e.empty()) {
-            *taken = i;
-            return e;
-          }
-        }
-        return {};
-      });
+  return PeerProducesBatches(m, l, ring, total, OneAtATime(take));
 }
 
 // The endpoint produces on `ring` until the ring is full, a batch at a time
@@ -181,17 +187,7 @@ __attribute__((flatten)) std::string EndpointProducesBatches(RegionMemory& m,
 template <class Put>
 __attribute__((flatten)) std::string EndpointProduces(RegionMemory& m, const wire::Layout& l,
                                                       Ring ring, uint64_t total, Put put) {
-  return EndpointProducesBatches(
-      m, l, ring, total, [&](uint64_t first, uint64_t count, uint64_t* done) -> std::string {
-        for (uint64_t i = 0; i < count; ++i) {
-          std::string e = put(first + i);
-          if (!e.empty()) {
-            *done = i;
-            return e;
-          }
-        }
-        return {};
-      });
+  return EndpointProducesBatches(m, l, ring, total, OneAtATime(put));
 }
 
 // The two directions are independent queues: one runs on a second thread.
