@@ -72,22 +72,21 @@ class WrapRun {
             const uint64_t n = count - at < kChunk ? count - at : kChunk;
             uint64_t done = 0;
             const L3Status s = l3_->try_dequeue_into_n(buf_, sizeof(buf_), msgs_, n, &done);
-            for (uint64_t i = 0; i < n; ++i) {
+            for (uint64_t i = 0; i < done; ++i) {
               const L3Message& msg = msgs_[i];
               const uint64_t seq = first + at + i;
-              if (i < done && msg.seq == seq && msg.opcode == wire::kData &&
-                  msg.payload_nbytes == 0) {
-                continue;
+              if (msg.seq != seq || msg.opcode != wire::kData || msg.payload_nbytes != 0) {
+                *taken = at + i;
+                return "try_dequeue_into gave seq " + std::to_string(msg.seq) + " opcode " +
+                       std::to_string(msg.opcode) + " nbytes " +
+                       std::to_string(msg.payload_nbytes) + ", want seq " +
+                       std::to_string(seq) + " zero-byte DATA";
               }
-              *taken = at + i;
-              if (i >= done) {
-                return std::string("try_dequeue_into returned ") + l3_status_name(s) +
-                       ", want seq " + std::to_string(seq) + ": " + error();
-              }
-              return "try_dequeue_into gave seq " + std::to_string(msg.seq) + " opcode " +
-                     std::to_string(msg.opcode) + " nbytes " +
-                     std::to_string(msg.payload_nbytes) + ", want seq " + std::to_string(seq) +
-                     " zero-byte DATA";
+            }
+            if (done < n) {
+              *taken = at + done;
+              return std::string("try_dequeue_into returned ") + l3_status_name(s) +
+                     ", want seq " + std::to_string(first + at + done) + ": " + error();
             }
             at += n;
           }
