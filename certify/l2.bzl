@@ -227,6 +227,9 @@ def _window(cert, n):
         # reaches it by.
         native.cc_library(
             name = cert.name + "_adapter",
+            # An archive only: what uses it links it statically, and `bazel test
+            # //...` would otherwise link a shared copy of it too, for nothing.
+            linkstatic = True,
             srcs = ["//conformance/l2:l2_adapter.cc"],
             copts = cert.copts,
             features = cert.features,
@@ -248,6 +251,7 @@ def _window(cert, n):
     )
     native.cc_library(
         name = cfg + "_window",
+        linkstatic = True,
         srcs = [cfg + "_window.cc"],
         features = cert.features,
         tags = cert.tags,
@@ -301,6 +305,7 @@ def _contract_check(cert, cfg):
     name = cert.name
     native.cc_library(
         name = name + "_contract_check",
+        linkstatic = True,
         srcs = ["//conformance/l2:contract_check.cc"],
         copts = cert.copts,
         features = cert.features,
@@ -382,6 +387,7 @@ def _section(cert, n, cfg, section, suite_deps):
         if section in L2_TYPED_SECTIONS and n == cert.first_window:
             native.cc_library(
                 name = target + "_typed",
+                linkstatic = True,
                 srcs = ["//conformance/l2:%s_test.cc" % section],
                 copts = cert.copts + ["-DSPSQ_L2_TYPED=1"],
                 features = cert.features,

@@ -39,6 +39,9 @@ def spsq_differential_harness(name, config, copts = [], features = [], tags = []
     """
     native.cc_library(
         name = name + "_iut",
+        # An archive only: what uses it links it statically, and `bazel test
+        # //...` would otherwise link a shared copy of it too, for nothing.
+        linkstatic = True,
         srcs = ["//fuzz:diff_cert.cc"],
         copts = copts,
         features = features,

@@ -49,6 +49,9 @@ def spsq_fuzz_target(name, srcs, deps = [], corpus = None, **kwargs):
 
     native.cc_library(
         name = name + "_harness",
+        # An archive only: what uses it links it statically, and `bazel test
+        # //...` would otherwise link a shared copy of it too, for nothing.
+        linkstatic = True,
         srcs = srcs,
         deps = deps,
         alwayslink = True,

@@ -39,6 +39,9 @@ def spsq_l2_stream_harness(name, config, copts = [], features = [], tags = [], t
     """
     native.cc_library(
         name = name + "_harness",
+        # An archive only: what uses it links it statically, and `bazel test
+        # //...` would otherwise link a shared copy of it too, for nothing.
+        linkstatic = True,
         srcs = ["//fuzz:l2_stream_fuzz.cc"],
         copts = copts,
         features = features,

@@ -73,6 +73,9 @@ def edited_reference(
     )
     native.cc_library(
         name = name + "_impl",
+        # An archive only: what uses it links it statically, and `bazel test
+        # //...` would otherwise link a shared copy of it too, for nothing.
+        linkstatic = True,
         srcs = [tree + f for f in files if f.endswith(".cc")],
         hdrs = [tree + f for f in files if f.endswith(".h")],
         strip_include_prefix = name + "_tree/core",
@@ -132,6 +135,7 @@ def edited_l3_queue(name, diff, kind, engine = None, adapter = None):
     )
     native.cc_library(
         name = adapter if adapter else name + "_adapter",
+        linkstatic = True,
         srcs = ["//conformance/l3:reference_l3_adapter.cc"],
         deps = [":%s_impl" % name, "//conformance/l3:l3_headers", "//core/l3:unsigned_timeout", wire],
         testonly = True,
