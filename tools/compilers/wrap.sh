@@ -20,8 +20,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 lib=$dir/libspsq_thp.so
+# A library the loader cannot preload is only reported, on stderr, and the
+# program still runs: so any output of the trial run counts as a failure.
 if ! gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$lib.$$" "$here/thp_preload.c" ||
-   ! LD_PRELOAD=$lib.$$ /bin/true; then
+   [[ -n $(LD_PRELOAD=$lib.$$ /bin/true 2>&1) ]]; then
   rm -f "$lib.$$"
   echo "compilers: $here/thp_preload.c did not build or load; Bazel keeps its plain compilers" >&2
   exit 0
