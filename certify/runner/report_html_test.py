@@ -119,6 +119,7 @@ class ReportHtmlTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.doms = {}
         xml = os.path.join(cls.tmp, "s3.xml")
         with open(xml, "w") as f:
             f.write(XML)
@@ -156,6 +157,14 @@ class ReportHtmlTest(unittest.TestCase):
             f.write(cls.page.replace("</body>", "<script>%s</script></body>" % PROBE))
 
     def browse(self, fragment="", path=None):
+        """The DOM Chromium renders; a page and fragment is rendered once (a
+        browser start costs seconds, and the tests only read the DOM)."""
+        key = (fragment, path)
+        if key not in self.doms:
+            self.doms[key] = self.render(fragment, path)
+        return self.doms[key]
+
+    def render(self, fragment, path):
         browser = chromium()
         self.assertIsNotNone(browser, "no Chromium on PATH: install Debian's chromium "
                              "(bash tools/setup.sh does)")
