@@ -43,12 +43,10 @@ def spsq_l2_stream_harness(name, config, copts = [], features = [], tags = [], t
         # //...` would otherwise link a shared copy of it too, for nothing.
         linkstatic = True,
         srcs = ["//fuzz:l2_stream_fuzz.cc"],
-        # The harness's own includes, precompiled (fuzz/l2_stream_pch.h).
-        copts = ["-include", "spsq_pch/l2_stream_pch.h"] + copts,
+        copts = copts,
         features = features,
         deps = [
             config,
-            "//fuzz:l2_stream_pch",
             "//conformance/l2:endpoint_access",
             "//model:wire_model",
             "//fuzz:l2_stream_oracles",
