@@ -64,6 +64,22 @@ def edited_reference(
                                          tree, d))
     if diff:
         _patch(cmds, name, diff, kind)
+
+    # The edited sources compile as one translation unit, their texts one
+    # after the other, each after a #line naming its copy (so a diagnostic
+    # names the file and line it comes from): the reference endpoint's
+    # sources are small, and each compile of its own cost more in starting
+    # the compiler and reading the standard headers than in its code, for
+    # every edited endpoint in every build that links it.
+    sources = [tree + f for f in files if f.endswith(".cc")]
+    if len(sources) > 1:
+        unity = name + "_tree/" + name + "_sources.cc"
+        cmds.append("(" + "; ".join([
+            "echo '#line 1 \"$(@D)/%s\"'; cat $(@D)/%s" % (f, f)
+            for f in sources
+        ]) + ") > $(@D)/" + unity)
+        outs = outs + [unity]
+        sources = [unity]
     native.genrule(
         name = name + "_sources",
         srcs = ["%s:%s" % (package, f) for f in files] + ([diff] if diff else []),
@@ -76,7 +92,7 @@ def edited_reference(
         # An archive only: what uses it links it statically, and `bazel test
         # //...` would otherwise link a shared copy of it too, for nothing.
         linkstatic = True,
-        srcs = [tree + f for f in files if f.endswith(".cc")],
+        srcs = sources,
         hdrs = [tree + f for f in files if f.endswith(".h")],
         strip_include_prefix = name + "_tree/core",
         deps = deps,
