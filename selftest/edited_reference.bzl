@@ -31,7 +31,7 @@ def edited_reference(
     Creates `<name>_sources` (the genrule that copies the files into
     `<name>_tree/core/` and patches them) and `<name>_impl` (the cc_library
     over the copies, included as "common/..." and "aicpu/..." like
-    //core:endpoint). Both are testonly.
+    //core:endpoint; its sources compiled as one). Both are testonly.
 
     Args:
       name: prefix of the generated targets.

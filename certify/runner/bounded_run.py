@@ -63,7 +63,8 @@ def memory_bound_mib(binary):
     return base * SANITIZED_FACTOR if is_sanitized(binary) else base
 
 
-_SANITIZED = {}  # (path, mtime, size) -> is_sanitized: a binary runs once per failing test
+# (path, mtime, size) -> is_sanitized: after a crash, a binary runs once per test.
+_SANITIZED = {}
 
 
 def is_sanitized(binary):

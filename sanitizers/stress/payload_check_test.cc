@@ -16,6 +16,12 @@ namespace {
 
 constexpr uint64_t kStream = 3;
 
+std::string Hex(uint8_t b) {
+  char out[3];
+  std::snprintf(out, sizeof(out), "%02x", b);
+  return out;
+}
+
 // Sizes around the header (16) and the word (8), and a large one.
 const uint64_t kSizes[] = {0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 63, 64, 65, 1000, 65536 + 3};
 
@@ -58,17 +64,8 @@ TEST(PayloadCheck, APatternByteMismatchPastTheHeaderIsNamed) {
       p[j] ^= 0x01;
       spsq_conf::wire::store_le64(p.data() + 8, checksum(p.data() + 16, n - 16, 5));
       EXPECT_EQ(check_payload(p.data(), n, kStream, 5, "output"),
-                "output 5 byte " + std::to_string(j) + " is 0x" +
-                    [&] {
-                      char b[3];
-                      std::snprintf(b, sizeof(b), "%02x", p[j]);
-                      return std::string(b);
-                    }() +
-                    ", want 0x" + [&] {
-                      char b[3];
-                      std::snprintf(b, sizeof(b), "%02x", pattern_byte(kStream, 5, j));
-                      return std::string(b);
-                    }());
+                "output 5 byte " + std::to_string(j) + " is 0x" + Hex(p[j]) + ", want 0x" +
+                    Hex(pattern_byte(kStream, 5, j)));
     }
   }
 }
