@@ -51,13 +51,11 @@ inline void fill_pattern(uint8_t* p, uint64_t from, uint64_t n, uint64_t stream,
 }
 
 inline void fill_payload(uint8_t* p, uint64_t n, uint64_t stream, uint64_t index) {
-  if (n < 16) {
-    fill_pattern(p, 0, n, stream, index);
-    return;
+  fill_pattern(p, n >= 16 ? 16 : 0, n, stream, index);
+  if (n >= 16) {
+    wire::store_le64(p, index);
+    wire::store_le64(p + 8, checksum(p + 16, n - 16, index));
   }
-  fill_pattern(p, 16, n, stream, index);
-  wire::store_le64(p, index);
-  wire::store_le64(p + 8, checksum(p + 16, n - 16, index));
 }
 
 // The first byte of [from, n) that is not the pattern's, or n; `from` is a
