@@ -11,11 +11,15 @@
 (//certify:l2.bzl) generates it (`<cert>_mi<N>_config`): it provides
 "spsq_cert/config.h", which defines SPSQ_CERT_ENDPOINT (a template T<View, N>)
 and includes the endpoint's headers, conformance/l2/endpoint_access.h and any
-adapter. The harness (fuzz/l2_stream_fuzz.cc) instantiates
-SPSQ_CERT_ENDPOINT<FuzzView, 1> and <FuzzView, 4> itself, whatever MaxInflight
-the config names, and reaches the endpoint only through EndpointAccess.
+adapter. fuzz/l2_stream_endpoint.cc, compiled here over the config,
+instantiates SPSQ_CERT_ENDPOINT<FuzzView, 1> and <FuzzView, 4>, whatever
+MaxInflight the config names, and reaches the endpoint only through
+EndpointAccess; the harness itself (fuzz/l2_stream_fuzz.cc, //fuzz:l2_stream_core)
+is compiled once for every endpoint and drives it through
+fuzz/l2_stream_endpoint.h.
 
-  <name>_harness  alwayslink cc_library defining LLVMFuzzerTestOneInput
+  <name>_harness  alwayslink cc_library: the endpoint source over the config,
+                  with the harness, which defines LLVMFuzzerTestOneInput
   <name>          libFuzzer binary under --config=libfuzzer, AFL++ under
                   --config=afl, the replay driver (//fuzz:replay_main) otherwise:
                   `bazel run :<name> -- corpora/l2_stream/seeds ...` replays
@@ -31,8 +35,8 @@ def spsq_l2_stream_harness(name, config, copts = [], features = [], tags = [], t
     Args:
       name: the driver binary; the harness library is `<name>_harness`.
       config: a certification config library (`<cert>_mi<N>_config`).
-      copts: extra compiler options for the harness (it keeps the build's
-        warnings); e.g. the certification's -isystem for the endpoint.
+      copts: extra compiler options for the endpoint source (it keeps the
+        build's warnings); e.g. the certification's -isystem for the endpoint.
       features: Bazel features for both targets.
       tags: tags for both targets.
       testonly: for testonly configs (variants, mutants).
@@ -42,18 +46,15 @@ def spsq_l2_stream_harness(name, config, copts = [], features = [], tags = [], t
         # An archive only: what uses it links it statically, and `bazel test
         # //...` would otherwise link a shared copy of it too, for nothing.
         linkstatic = True,
-        srcs = ["//fuzz:l2_stream_fuzz.cc"],
+        srcs = ["//fuzz:l2_stream_endpoint.cc"],
         copts = copts,
         features = features,
         deps = [
             config,
             "//conformance/l2:endpoint_access",
-            "//model:wire_model",
-            "//fuzz:l2_stream_oracles",
+            "//fuzz:l2_stream_core",
+            "//fuzz:l2_stream_endpoint",
             "//fuzz:l2_stream_support",
-            "//fuzz:oracle_verdict",
-            "//fuzz:stream_oracles",
-            "//fuzz:stream_skeleton",
         ],
         alwayslink = True,
         tags = tags,

@@ -7,11 +7,13 @@
 // calling the endpoint (peek, release in any order, reserve, publish, misuse,
 // timeouts on a virtual clock), interleaved as the input says.
 //
-// The endpoint is reached only through spsq_conf::EndpointAccess /
-// EndpointTypes (conformance/l2/endpoint_access.h), so adapter endpoints
-// work; the wire is spoken through fuzz/wire_model.h and the view is
-// FuzzView: nothing here includes the reference. Where the spec leaves a
-// choice open (the OPEN.* and AMB.* clauses), every legal answer passes.
+// The endpoint is reached only through L2StreamEndpoint
+// (fuzz/l2_stream_endpoint.h: EndpointAccess behind a virtual interface, the
+// one source compiled per certification), so this file is compiled once for
+// every endpoint; the wire is spoken through fuzz/wire_model.h and the view is
+// FuzzView: nothing here includes the reference or any endpoint. Where the
+// spec leaves a choice open (the OPEN.* and AMB.* clauses), every legal answer
+// passes.
 //
 // Input: fuzz/l2_stream_input.h. Each call and every step are judged (fuzz/README.md):
 //   - the view saw no access outside the spans or outside L2's regions;
@@ -30,6 +32,7 @@
 // harness drives the steps, keeps the endpoint, its world and the model (what
 // the endpoint may answer), fills each oracle's observation and reports its
 // verdict with SPSQ_FUZZ_REPORT. The step loop is fuzz/stream_skeleton.h's.
+#include <any>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -45,13 +48,13 @@
 #include "fuzz/fuzz_time.h"
 #include "fuzz/fuzz_view.h"
 #include "fuzz/hostile_peer.h"
+#include "fuzz/l2_stream_endpoint.h"
 #include "fuzz/l2_stream_input.h"
 #include "fuzz/l2_stream_oracles.h"
 #include "fuzz/oracle_verdict.h"
 #include "fuzz/stream_oracles.h"
 #include "fuzz/stream_skeleton.h"
 #include "fuzz/wire_model.h"
-#include "spsq_cert/config.h"
 
 namespace spsq_fuzz {
 namespace {
@@ -103,25 +106,24 @@ struct ErrorSnap {
 // and judges each call's answer against them.
 using namespace l2_answers;
 
-template <uint64_t MI>
 class L2Stream {
  public:
   // The shared hostile peer applies its edits through the private hooks below.
   template <class Harness>
   friend void spsq_fuzz::run_hostile_edit(Harness& h, uint8_t which, FuzzReader& in);
 
-  using Endpoint = SPSQ_CERT_ENDPOINT<FuzzView, MI>;
-  using Api = spsq_conf::EndpointAccess<Endpoint>;
-  using Handle = typename Api::Handle;
-  using Reservation = typename Api::Reservation;
-  using Binding = typename Api::Binding;
-  using Clock = typename Api::Clock;
+  using Handle = L2StreamEndpoint::Handle;
+  using Reservation = L2StreamEndpoint::Reservation;
 
   explicit L2Stream(const Config& c)
       : cfg_(c),
+        mi_(c.max_inflight),
         region_(c.depth, c.in, c.out),
         lay_(region_.layout()),
-        ep_(binding(region_, c.binding_fault), FuzzView(&region_, &init_view()), clock()) {
+        // Fault 6: L2 code forgot the clock.
+        owned_(l2_stream_make_endpoint(mi_, binding(region_, c.binding_fault),
+                                       FuzzView(&region_, &init_view()), c.binding_fault != 6)),
+        ep_(*owned_) {
     check_construction();
   }
 
@@ -151,15 +153,16 @@ class L2Stream {
   struct Foreign {
     FuzzMemory mem;
     FuzzViewState vs;
-    Endpoint ep;
-    Handle h{};
+    std::unique_ptr<L2StreamEndpoint> ep;
+    Handle h;
     bool have = false;
     bool tried_h = false;  // its first input was set up and peeked
-    Reservation r{};
+    Reservation r;
     bool have_r = false, tried_r = false;
     Foreign(const Config& c)
         : mem(c.depth, c.in, c.out),
-          ep(binding(mem, -1), FuzzView(&mem, &vs), Api::clock(&FuzzTime::now_ns)) {}
+          ep(l2_stream_make_endpoint(c.max_inflight, binding(mem, -1), FuzzView(&mem, &vs),
+                                     true)) {}
   };
 
   FuzzViewState& init_view() {
@@ -171,54 +174,29 @@ class L2Stream {
     return vs_;
   }
 
-  // Fault 6: L2 code forgot the clock.
-  Clock clock() const { return Api::clock(cfg_.binding_fault == 6 ? nullptr : &FuzzTime::now_ns); }
-
   // The binding L3 hands over, decoded by the endpoint's own decoder, then
   // (faults 0-5) one field broken through the names the spec lists.
-  static Binding binding(const FuzzMemory& m, int fault) {
+  static std::any binding(const FuzzMemory& m, int fault) {
     const auto s = wire::binding_scalars(
         wire::binding_for(m.layout(), m.payload_base(), m.counter_base(), kSession, kTxn));
-    Binding b{};
-    SPSQ_FUZZ_REPORT(l2_binding_decoded(Api::decode(s.data(), s.size(), &b)));
-    switch (fault) {
-      case 0:
-        b.payload_bytes += 64;
-        break;
-      case 1:
-        b.transaction_id = 0;
-        break;
-      case 2:
-        b.magic_version += 1;
-        break;
-      case 3:
-        b.depth *= 2;
-        break;
-      case 4:
-        b.counter_bytes = 320;
-        break;
-      case 5:
-        b.input_arena_bytes += 1;
-        break;
-      default:
-        break;
-    }
+    std::any b;
+    SPSQ_FUZZ_REPORT(l2_binding_decoded(l2_stream_decode_binding(s.data(), s.size(), fault, &b)));
     return b;
   }
 
   SPSQ_FUZZ_NO_COVERAGE ErrorSnap snap() const {
     ErrorSnap s;
-    s.kind = Api::kind(ep_);
-    s.op = Api::op(ep_);
-    s.session = Api::session(ep_);
-    s.txn = Api::transaction(ep_);
-    const size_t cap = Api::message_capacity(ep_);
-    const size_t n = strnlen(Api::message(ep_), cap < sizeof(s.message) ? cap : sizeof(s.message));
-    std::memcpy(s.message, Api::message(ep_), n < sizeof(s.message) ? n : sizeof(s.message) - 1);
+    s.kind = ep_.kind();
+    s.op = ep_.op();
+    s.session = ep_.session();
+    s.txn = ep_.transaction();
+    const size_t cap = ep_.message_capacity();
+    const size_t n = strnlen(ep_.message(), cap < sizeof(s.message) ? cap : sizeof(s.message));
+    std::memcpy(s.message, ep_.message(), n < sizeof(s.message) ? n : sizeof(s.message) - 1);
     return s;
   }
-  uint32_t kind() const { return Api::kind(ep_); }
-  const char* message() const { return Api::message(ep_); }
+  uint32_t kind() const { return ep_.kind(); }
+  const char* message() const { return ep_.message(); }
 
   // ------------------------------------------------------------ construction
 
@@ -226,11 +204,11 @@ class L2Stream {
     const ErrorSnap e = snap();
     // Judged further only when constructed as the contract allows; layout()
     // is asked only of such an endpoint.
-    const bool valid = cfg_.binding_fault < 0 && MI <= cfg_.depth;
+    const bool valid = cfg_.binding_fault < 0 && mi_ <= cfg_.depth;
     L2Construction o;
     o.flag_writes = vs_.own_flag_writes;
     o.binding_fault = cfg_.binding_fault;
-    o.window = MI;
+    o.window = mi_;
     o.depth = cfg_.depth;
     o.live = ep_.live();
     o.kind = e.kind;
@@ -240,7 +218,7 @@ class L2Stream {
     o.want_session = kSession;
     o.want_txn = kTxn;
     o.message = e.message;
-    if (valid && o.live) o.layout = Api::layout(ep_);
+    if (valid && o.live) o.layout = ep_.layout();
     o.want = spsq_conf::LayoutFields{lay_.depth,         lay_.input_ring,
                                      lay_.output_ring,   lay_.input_arena,
                                      lay_.input_arena_bytes, lay_.output_arena,
@@ -456,7 +434,7 @@ class L2Stream {
 
   // Every DATA handle the window allows is held: peeking now is the misuse
   // AMB.WINDOW grades (no extra DATA handle; A, B or C).
-  bool window_held_full() const { return held_data_ >= MI; }
+  bool window_held_full() const { return held_data_ >= mi_; }
 
   // The legal answers of the next try_peek, from the model.
   SPSQ_FUZZ_NO_COVERAGE uint32_t predict_peek() const {
@@ -475,7 +453,7 @@ class L2Stream {
       as_data.opcode = wire::kData;
       const bool error_in = d.opcode == wire::kError &&
                             desc_valid(input_of(lay_), as_data, acquired_, consumer_cursor_, &next);
-      const bool phys_full = data_out_ >= MI;
+      const bool phys_full = data_out_ >= mi_;
       if (valid && d.opcode == wire::kStop) {
         // STOP takes the extra slot whatever the window; a descriptor already
         // published behind it may poison as soon as STOP is acquired.
@@ -525,10 +503,10 @@ class L2Stream {
 
   void l2_peek(uint64_t timeout, bool hook, uint64_t hook_size, bool blocking) {
     calling();
-    Handle h{};
+    Handle h;
     if (blocking && timeout == 0) {
       const uint64_t t0 = FuzzTime::now();
-      const bool ok = ep_.input().peek(0, h);
+      const bool ok = ep_.peek(0, &h);
       if (live_before_) check_no_attempt(ok, t0);
       check_dead_refuses(ok, "peek(0)");
       return;
@@ -546,7 +524,7 @@ class L2Stream {
       vs_.wait_hook = &hook_send;
       vs_.wait_hook_arg = this;
     }
-    const bool ok = blocking ? ep_.input().peek(timeout, h) : ep_.input().try_peek(h);
+    const bool ok = blocking ? ep_.peek(timeout, &h) : ep_.try_peek(&h);
     vs_.wait_hook = nullptr;
     if (held_full && live_before_ && !ep_.live()) honesty_.misuse = true;
     check_dead_refuses(ok, blocking ? "peek" : "try_peek");
@@ -613,15 +591,15 @@ class L2Stream {
 
   SPSQ_FUZZ_NO_COVERAGE void check_handle(const Handle& h, uint64_t* next_cursor) {
     L2Handle o;
-    o.seq = Api::seq(h);
-    o.opcode = Api::opcode(h);
-    o.nbytes = Api::nbytes(h);
-    o.bytes = Api::payload(h);
+    o.seq = ep_.handle_seq(h);
+    o.opcode = ep_.handle_opcode(h);
+    o.nbytes = ep_.handle_nbytes(h);
+    o.bytes = ep_.handle_payload(h);
     o.offset = offset_of(o.bytes, o.nbytes);
     o.stop_acquired = stop_acquired_;
     o.acquired = acquired_;
     o.held_data = held_data_;
-    o.window = MI;
+    o.window = mi_;
     o.dir = input_of(lay_);
     o.cursor = consumer_cursor_;
     // What L3 sent, byte-exact, when nothing tampered with it (a forged head
@@ -642,7 +620,7 @@ class L2Stream {
   void on_acquired(const Handle& h) {
     uint64_t next = 0;
     check_handle(h, &next);
-    const bool stop = Api::opcode(h) == wire::kStop;
+    const bool stop = ep_.handle_opcode(h) == wire::kStop;
     held_.push_back(Held{h, acquired_, !stop});
     released_.push_back(false);
     consumer_cursor_ = next;
@@ -661,11 +639,11 @@ class L2Stream {
     calling();
     const size_t i = which % held_.size();
     call_op_ = wire::kOpInputRelease;
-    const bool ok = ep_.input().release(held_[i].h);
+    const bool ok = ep_.release(held_[i].h);
     check_dead_refuses(ok, "release");
     if (!live_before_) return;
     if (!ok) {
-      SPSQ_FUZZ_REPORT(l2_release_refused(vs_.failed, Api::seq(held_[i].h), message()));
+      SPSQ_FUZZ_REPORT(l2_release_refused(vs_.failed, ep_.handle_seq(held_[i].h), message()));
       soft_ok_ = true;  // a failed read without mutation may leave it live (AMB.READFAIL)
       return;
     }
@@ -699,10 +677,10 @@ class L2Stream {
   void l2_reserve(uint64_t n, uint64_t timeout, bool hook, bool blocking) {
     if (active_) return;  // a second reservation is misuse, driven by kL2Misuse
     calling();
-    Reservation r{};
+    Reservation r;
     if (blocking && timeout == 0) {
       const uint64_t t0 = FuzzTime::now();
-      const bool ok = ep_.output().reserve(n, 0, r);
+      const bool ok = ep_.reserve(n, 0, &r);
       if (live_before_) check_no_attempt(ok, t0);
       check_dead_refuses(ok, "reserve(0)");
       return;
@@ -715,7 +693,7 @@ class L2Stream {
       vs_.wait_hook = &hook_consume;
       vs_.wait_hook_arg = this;
     }
-    const bool ok = blocking ? ep_.output().reserve(n, timeout, r) : ep_.output().try_reserve(n, r);
+    const bool ok = blocking ? ep_.reserve(n, timeout, &r) : ep_.try_reserve(n, &r);
     vs_.wait_hook = nullptr;
     check_dead_refuses(ok, blocking ? "reserve" : "try_reserve");
     if (predict) check_reserve_answer(n, ok, room);
@@ -774,8 +752,8 @@ class L2Stream {
     L2Reservation o;
     o.n = n;
     o.arena_bytes = lay_.output_arena_bytes;
-    o.nbytes = Api::nbytes(r);
-    o.offset = offset_of(Api::payload(r), o.nbytes);
+    o.nbytes = ep_.reservation_nbytes(r);
+    o.offset = offset_of(ep_.reservation_payload(r), o.nbytes);
     o.placed = p.offset;
     SPSQ_FUZZ_REPORT(l2_reservation(o));
     active_ = true;
@@ -787,11 +765,11 @@ class L2Stream {
     if (!active_) return;
     calling();
     const uint64_t seq = out_pub_ + 1;
-    const uint64_t n = Api::nbytes(r_);
-    uint8_t* dst = Api::payload(r_);
+    const uint64_t n = ep_.reservation_nbytes(r_);
+    uint8_t* dst = ep_.reservation_payload(r_);
     for (uint64_t i = 0; i < n; ++i) dst[i] = pattern_byte(cfg_.salt ^ 0xa5, seq, i);
     call_op_ = wire::kOpOutputPublish;
-    const bool ok = ep_.output().publish(r_, Api::opcode_value(opcode));
+    const bool ok = ep_.publish(r_, opcode);
     active_ = false;  // consumed either way
     last_published_ = r_;
     have_published_ = true;
@@ -830,7 +808,7 @@ class L2Stream {
   // Another queue like this one, built on first use; null if it is not live.
   Foreign* foreign() {
     if (!foreign_) foreign_.reset(new Foreign(cfg_));
-    return foreign_->ep.live() ? foreign_.get() : nullptr;
+    return foreign_->ep->live() ? foreign_.get() : nullptr;
   }
 
   // A handle of another queue: the other queue's first input, taken once.
@@ -844,7 +822,7 @@ class L2Stream {
       for (uint64_t i = 0; i < n; ++i) m.payload()[l.input_arena + i] = pattern_byte(0, 1, i);
       m.put_desc_at(l.input_slot(0), wire::Descriptor{1, wire::kData, l.input_arena, n});
       m.set_counter(wire::kInputTail, 1);
-      foreign_->have = foreign_->ep.input().try_peek(foreign_->h);
+      foreign_->have = foreign_->ep->try_peek(&foreign_->h);
       SPSQ_FUZZ_REPORT(l2_foreign_input(foreign_->have));
     }
     if (!foreign_->have) return false;
@@ -859,8 +837,8 @@ class L2Stream {
     if (!f) return false;
     if (!f->tried_r) {
       f->tried_r = true;
-      f->have_r = f->ep.output().try_reserve(n % (cfg_.out + 1), f->r);
-      SPSQ_FUZZ_REPORT(l2_foreign_reservation(f->have_r, Api::message(f->ep)));
+      f->have_r = f->ep->try_reserve(n % (cfg_.out + 1), &f->r);
+      SPSQ_FUZZ_REPORT(l2_foreign_reservation(f->have_r, f->ep->message()));
     }
     if (!f->have_r) return false;
     *out = f->r;
@@ -874,24 +852,24 @@ class L2Stream {
         if (!have_released_) return;
         calling();
         call_op_ = wire::kOpInputRelease;
-        ok = ep_.input().release(last_released_);
+        ok = ep_.release(last_released_);
         break;
       case kReleaseBadSeq: {
         if (held_.empty()) return;
         Handle h = held_[arg % held_.size()].h;
-        const uint64_t forged = Api::seq(h) + 1 + arg % 3;
-        Api::forge_seq(h, forged);
+        const uint64_t forged = ep_.handle_seq(h) + 1 + arg % 3;
+        ep_.forge_seq(&h, forged);
         calling();
         // A forged handle equal, in every field the contract shows, to one L2
         // holds may be taken for that handle; any other must poison.
         for (size_t i = 0; i < held_.size(); ++i) {
           const Handle& g = held_[i].h;
-          if (Api::seq(g) != forged || Api::opcode(g) != Api::opcode(h) ||
-              Api::nbytes(g) != Api::nbytes(h) || Api::payload(g) != Api::payload(h)) {
+          if (ep_.handle_seq(g) != forged || ep_.handle_opcode(g) != ep_.handle_opcode(h) ||
+              ep_.handle_nbytes(g) != ep_.handle_nbytes(h) || ep_.handle_payload(g) != ep_.handle_payload(h)) {
             continue;
           }
           call_op_ = wire::kOpInputRelease;
-          const bool legit = ep_.input().release(h);
+          const bool legit = ep_.release(h);
           check_dead_refuses(legit, "release");
           if (!live_before_) return;
           if (legit) {
@@ -903,23 +881,23 @@ class L2Stream {
           return;
         }
         call_op_ = wire::kOpInputRelease;
-        ok = ep_.input().release(h);
+        ok = ep_.release(h);
         break;
       }
       case kReleaseBadOwner: {
         if (held_.empty()) return;
-        Handle h{};
+        Handle h;
         if (!foreign_handle(&h)) return;
         calling();
         call_op_ = wire::kOpInputRelease;
-        ok = ep_.input().release(h);
+        ok = ep_.release(h);
         break;
       }
       case kReserveTwice: {
         if (!active_) return;
         calling();
-        Reservation r{};
-        ok = ep_.output().try_reserve(arg, r);
+        Reservation r;
+        ok = ep_.try_reserve(arg, &r);
         misuse_step_ = true;
         if (!live_before_) {
           check_dead_refuses(ok, "try_reserve");
@@ -931,10 +909,10 @@ class L2Stream {
         L2SecondReserve o;
         o.ok = ok;
         if (ok) {
-          o.nbytes = Api::nbytes(r);
-          o.active_nbytes = Api::nbytes(r_);
-          o.payload = Api::payload(r);
-          o.active_payload = Api::payload(r_);
+          o.nbytes = ep_.reservation_nbytes(r);
+          o.active_nbytes = ep_.reservation_nbytes(r_);
+          o.payload = ep_.reservation_payload(r);
+          o.active_payload = ep_.reservation_payload(r_);
           o.live = ep_.live();
         }
         SPSQ_FUZZ_REPORT(l2_second_reserve(o));
@@ -945,14 +923,14 @@ class L2Stream {
         if (!have_published_) return;
         calling();
         call_op_ = wire::kOpOutputPublish;
-        ok = ep_.output().publish(last_published_, Api::opcode_value(wire::kData));
+        ok = ep_.publish(last_published_, wire::kData);
         break;
       case kPublishBadOp: {
         if (!active_) return;
         calling();
         static constexpr uint64_t kBad[3] = {wire::kStop, wire::kInvalid, 7};
         call_op_ = wire::kOpOutputPublish;
-        ok = ep_.output().publish(r_, Api::opcode_value(kBad[arg % 3]));
+        ok = ep_.publish(r_, kBad[arg % 3]);
         active_ = false;
         break;
       }
@@ -960,36 +938,36 @@ class L2Stream {
       // them names it, so a refusal (failed view) leaves it with the endpoint.
       case kPublishNever: {
         calling();
-        Reservation never{};
+        Reservation never = ep_.reservation();
         call_op_ = wire::kOpOutputPublish;
-        ok = ep_.output().publish(never, Api::opcode_value(wire::kData));
+        ok = ep_.publish(never, wire::kData);
         break;
       }
       case kPublishForgedSize: {
         if (!active_) return;
-        const uint64_t n = Api::nbytes(r_), d = 1 + (arg & 63);
+        const uint64_t n = ep_.reservation_nbytes(r_), d = 1 + (arg & 63);
         Reservation forged = r_;
-        Api::forge_nbytes(forged, (arg & 0x80) && n >= d ? n - d : n + d);
+        ep_.forge_nbytes(&forged, (arg & 0x80) && n >= d ? n - d : n + d);
         calling();
         call_op_ = wire::kOpOutputPublish;
-        ok = ep_.output().publish(forged, Api::opcode_value(wire::kData));
+        ok = ep_.publish(forged, wire::kData);
         break;
       }
       case kPublishForeign: {
-        Reservation theirs{};
+        Reservation theirs;
         if (!foreign_reservation(arg, &theirs)) return;
         calling();
         call_op_ = wire::kOpOutputPublish;
-        ok = ep_.output().publish(theirs, Api::opcode_value(wire::kData));
+        ok = ep_.publish(theirs, wire::kData);
         break;
       }
       case kReleaseSeqZero: {
         if (held_.empty()) return;
         Handle h = held_[arg % held_.size()].h;
-        Api::forge_seq(h, 0);  // seq is 1-based: no handle L2 holds has seq 0
+        ep_.forge_seq(&h, 0);  // seq is 1-based: no handle L2 holds has seq 0
         calling();
         call_op_ = wire::kOpInputRelease;
-        ok = ep_.input().release(h);
+        ok = ep_.release(h);
         break;
       }
     }
@@ -1056,15 +1034,15 @@ class L2Stream {
   // The error is still the first one (compared in place: no copy per step).
   SPSQ_FUZZ_NO_COVERAGE bool error_unchanged() const {
     const ErrorSnap& b = err_before_;
-    return Api::kind(ep_) == b.kind && Api::op(ep_) == b.op && Api::session(ep_) == b.session &&
-           Api::transaction(ep_) == b.txn &&
-           std::strncmp(Api::message(ep_), b.message, sizeof(b.message) - 1) == 0;
+    return ep_.kind() == b.kind && ep_.op() == b.op && ep_.session() == b.session &&
+           ep_.transaction() == b.txn &&
+           std::strncmp(ep_.message(), b.message, sizeof(b.message) - 1) == 0;
   }
 
   SPSQ_FUZZ_NO_COVERAGE void end_step(uint8_t kind) {
     // Only a new error, or a live endpoint's kind, needs the whole error.
     ErrorSnap& e = err_now_;  // the other fields are read only where it was taken
-    e.kind = Api::kind(ep_);
+    e.kind = ep_.kind();
     const bool live = ep_.live();
     if ((live_before_ && !live) || (live && e.kind != wire::kKindNone)) e = snap();
     if (!live_before_) {
@@ -1113,7 +1091,7 @@ class L2Stream {
     SPSQ_FUZZ_REPORT(l2_abort_flag(f));
     if (honesty_.honest()) SPSQ_FUZZ_REPORT(l2_honest_run(live, message()));
     if (!honesty_.fault && live) {
-      SPSQ_FUZZ_REPORT(l2_drained(ep_.input().drained(), stop_acquired_ && phys_head_ > stop_k_));
+      SPSQ_FUZZ_REPORT(l2_drained(ep_.drained(), stop_acquired_ && phys_head_ > stop_k_));
     }
   }
 
@@ -1164,10 +1142,12 @@ class L2Stream {
   // ------------------------------------------------------------ state
 
   Config cfg_;
+  uint64_t mi_;  // MaxInflight: 1 or 4
   FuzzViewState vs_;
   FuzzMemory region_;
   ModelLayout lay_;
-  Endpoint ep_;
+  std::unique_ptr<L2StreamEndpoint> owned_;
+  L2StreamEndpoint& ep_;
   std::unique_ptr<Foreign> foreign_;
 
   bool live_ok_ = false;  // construction succeeded
@@ -1199,7 +1179,7 @@ class L2Stream {
   uint64_t stop_k_ = 0;
   std::vector<Held> held_;
   std::vector<bool> released_;
-  Handle last_released_{};
+  Handle last_released_;
   bool have_released_ = false;
 
   // L2's output, as the model tracks it.
@@ -1207,9 +1187,9 @@ class L2Stream {
   std::vector<Sent> out_sent_;
   std::vector<uint64_t> out_cursor_after_;
   bool active_ = false;
-  Reservation r_{};
+  Reservation r_;
   uint64_t r_next_cursor_ = 0;
-  Reservation last_published_{};
+  Reservation last_published_;
   bool have_published_ = false;
 
   // The harness's L3: output consumer.
@@ -1224,12 +1204,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzReader in(data, size);
   const Config cfg = parse_config(in);
   FuzzTime::reset();
-  if (cfg.max_inflight == 4) {
-    L2Stream<4> s(cfg);
-    s.run(in);
-  } else {
-    L2Stream<1> s(cfg);
-    s.run(in);
-  }
+  L2Stream s(cfg);
+  s.run(in);
   return 0;
 }
