@@ -9,6 +9,10 @@
 // A handle or reservation value passed in must come from an endpoint of the
 // same window (this one or another built by the same function): the harness
 // forges, replays and swaps them between queues, never between windows.
+//
+// The suite's erased endpoint (conformance/l2/l2_endpoint.h) is the same idea
+// over HarnessView, which records far more per call than a fuzzer can afford
+// (fuzz_view.h says why); this one is over FuzzView, for speed.
 #ifndef SPSQ_FUZZ_L2_STREAM_ENDPOINT_H_
 #define SPSQ_FUZZ_L2_STREAM_ENDPOINT_H_
 
