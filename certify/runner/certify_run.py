@@ -373,7 +373,8 @@ def run_binary(mi, section, path, workdir, crash_map, env_extra=None, test_timeo
 
 
 def stage_arg_problems(args):
-    """What is wrong with the stage arguments, each naming the argument."""
+    """What is wrong with the stage arguments and the sources, each naming the
+    argument."""
     out = []
     for flag, specs, parts, form in (
             ("--stage-binary", args.stage_binary, 3, "STAGE:SECTION:PATH"),
@@ -392,6 +393,9 @@ def stage_arg_problems(args):
             out.append("--stage-untested=%s: want STAGE:WHAT=WHY" % spec)
     if args.fuzz_seconds is not None and args.fuzz_seconds < 0:
         out.append("--fuzz-seconds=%d: a budget is 0 s or more" % args.fuzz_seconds)
+    # Read only when a test needs them (verdicts.CrashMap), so checked here.
+    out += ["--sources: no such file: %s" % src for src in args.sources
+            if not os.path.isfile(src)]
     return out
 
 
@@ -541,11 +545,7 @@ def main(argv):
     os.makedirs(pkg)
 
     clauses = catalogue.load(args.catalogue)
-    crash_map = {}
-    for src in args.sources:
-        with open(src, errors="replace") as f:
-            # The gate's reading: comments, `#if 0`, disabled and skipped tests name nothing.
-            crash_map.update(V.clauses_by_test(f.read(), python=src.endswith(".py")))
+    crash_map = V.CrashMap(args.sources)
 
     depth = args.depth or os.environ.get("SPSQ_CERT_DEPTH") or args.default_depth
     if depth not in S.DEPTHS:

@@ -405,6 +405,24 @@ class MainTest(unittest.TestCase):
             report = json.load(f)
         return status, {c["id"]: c for c in report["clauses"]}, report, printed
 
+    def test_a_missing_source_is_named_and_the_last_report_stays(self):
+        # The sources are read only when a test needs them, so a wrong path is
+        # refused before anything is written, not in the middle of a run.
+        self.run_main()
+        report = os.path.join(self.out, "report.json")
+        with open(report) as f:
+            before = f.read()
+        missing = os.path.join(os.path.dirname(self.out), "gone_test.cc")
+        argv = ["--name=cert", "--endpoint-template=E", "--implementation=I",
+                "--catalogue=" + os.path.join(os.path.dirname(self.out), "clauses.json"),
+                "--quiet", "--out=" + self.out, "--sources", missing]
+        with mock.patch("sys.stderr") as stderr:
+            self.assertEqual(R.main(argv), 2)
+        printed = "".join(c.args[0] for c in stderr.write.call_args_list)
+        self.assertIn("--sources: no such file: " + missing, printed)
+        with open(report) as f:
+            self.assertEqual(f.read(), before)
+
     def test_stage_not_run_reasons_and_a_failed_test_from_its_source(self):
         status, rows, report, printed = self.run_main(
             "--stage-not-run=W.INTEROP.1=interop stage not built: no runtime=given")

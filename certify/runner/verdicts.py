@@ -555,3 +555,24 @@ def clauses_by_test(source_text, python=False):
     """Maps 'Suite.Name' -> clause IDs its live source declares, for tests
     that crashed or failed before they could record their properties."""
     return catalogue.declarations_by_test(source_text, python)
+
+
+class CrashMap:
+    """clauses_by_test over the files `sources`, read on the first get(): only
+    a test that failed before it recorded its clauses, or a section its depth
+    leaves out, asks, and a certification whose every test recorded them
+    never parses the suite's sources."""
+
+    def __init__(self, sources):
+        self._sources = list(sources)
+        self._map = None
+
+    def get(self, key, default=None):
+        if self._map is None:
+            self._map = {}
+            for src in self._sources:
+                with open(src, errors="replace") as f:
+                    # The gate's reading: comments, `#if 0`, disabled and
+                    # skipped tests name nothing.
+                    self._map.update(clauses_by_test(f.read(), python=src.endswith(".py")))
+        return self._map.get(key, default)

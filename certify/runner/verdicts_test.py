@@ -3,6 +3,7 @@ interpretations, crash mapping, and the three renderings."""
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -155,6 +156,22 @@ class VerdictsTest(unittest.TestCase):
               '    @unittest.skip("later")\n    @spsq_clauses("S3.B.1")\n'
               '    def test_b(self):\n        pass\n')
         self.assertEqual(V.clauses_by_test(py, python=True), {"T.test_a": ["S3.A.1"]})
+
+    def test_crash_map_reads_every_source_on_first_use(self):
+        d = tempfile.mkdtemp()
+        cc, py = os.path.join(d, "a_test.cc"), os.path.join(d, "b_test.py")
+        m = V.CrashMap([cc, py])
+        # Nothing is read before a test asks: the files may come later.
+        with open(cc, "w") as f:
+            f.write('TEST_F(S, One) {\n  SPSQ_CLAUSES("S3.A.1");\n}\n')
+        with open(py, "w") as f:
+            f.write('class T(unittest.TestCase):\n'
+                    '    @spsq_clauses("S3.B.1")\n    def test_b(self):\n        pass\n')
+        self.assertEqual(m.get("S.One"), ["S3.A.1"])
+        self.assertEqual(m.get("T.test_b"), ["S3.B.1"])
+        self.assertEqual(m.get("S.Missing", []), [])
+        self.assertIsNone(m.get("S.Missing"))
+        shutil.rmtree(d)
 
 
 def verdicts_of(xml_body, clauses, role="L2"):
