@@ -865,7 +865,8 @@ class L2Stream {
         for (size_t i = 0; i < held_.size(); ++i) {
           const Handle& g = held_[i].h;
           if (ep_.handle_seq(g) != forged || ep_.handle_opcode(g) != ep_.handle_opcode(h) ||
-              ep_.handle_nbytes(g) != ep_.handle_nbytes(h) || ep_.handle_payload(g) != ep_.handle_payload(h)) {
+              ep_.handle_nbytes(g) != ep_.handle_nbytes(h) ||
+              ep_.handle_payload(g) != ep_.handle_payload(h)) {
             continue;
           }
           call_op_ = wire::kOpInputRelease;
