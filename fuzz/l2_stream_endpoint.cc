@@ -42,60 +42,60 @@ class Box final : public L2StreamEndpoint {
   bool try_peek(Handle* h) override {
     H v{};
     const bool ok = ep_.input().try_peek(v);
-    *h = v;
+    *h = std::move(v);
     return ok;
   }
   bool peek(uint64_t timeout_ns, Handle* h) override {
     H v{};
     const bool ok = ep_.input().peek(timeout_ns, v);
-    *h = v;
+    *h = std::move(v);
     return ok;
   }
-  bool release(Handle& h) override { return ep_.input().release(handle(h)); }
+  bool release(Handle& h) override { return ep_.input().release(as_handle(h)); }
   bool drained() override { return ep_.input().drained(); }
 
   bool try_reserve(uint64_t n, Reservation* r) override {
     R v{};
     const bool ok = ep_.output().try_reserve(n, v);
-    *r = v;
+    *r = std::move(v);
     return ok;
   }
   bool reserve(uint64_t n, uint64_t timeout_ns, Reservation* r) override {
     R v{};
     const bool ok = ep_.output().reserve(n, timeout_ns, v);
-    *r = v;
+    *r = std::move(v);
     return ok;
   }
   bool publish(Reservation& r, uint64_t opcode) override {
-    return ep_.output().publish(reservation(r), Api::opcode_value(opcode));
+    return ep_.output().publish(as_reservation(r), Api::opcode_value(opcode));
   }
 
   Handle handle() const override { return H{}; }
   Reservation reservation() const override { return R{}; }
 
-  uint64_t handle_seq(const Handle& h) const override { return Api::seq(handle(h)); }
-  uint64_t handle_opcode(const Handle& h) const override { return Api::opcode(handle(h)); }
-  uint64_t handle_nbytes(const Handle& h) const override { return Api::nbytes(handle(h)); }
+  uint64_t handle_seq(const Handle& h) const override { return Api::seq(as_handle(h)); }
+  uint64_t handle_opcode(const Handle& h) const override { return Api::opcode(as_handle(h)); }
+  uint64_t handle_nbytes(const Handle& h) const override { return Api::nbytes(as_handle(h)); }
   const uint8_t* handle_payload(const Handle& h) const override {
-    return Api::payload(handle(h));
+    return Api::payload(as_handle(h));
   }
   uint64_t reservation_nbytes(const Reservation& r) const override {
-    return Api::nbytes(reservation(r));
+    return Api::nbytes(as_reservation(r));
   }
   uint8_t* reservation_payload(const Reservation& r) const override {
-    return Api::payload(reservation(r));
+    return Api::payload(as_reservation(r));
   }
-  void forge_seq(Handle* h, uint64_t seq) const override { Api::forge_seq(handle(*h), seq); }
+  void forge_seq(Handle* h, uint64_t seq) const override { Api::forge_seq(as_handle(*h), seq); }
   void forge_nbytes(Reservation* r, uint64_t nbytes) const override {
-    Api::forge_nbytes(reservation(*r), nbytes);
+    Api::forge_nbytes(as_reservation(*r), nbytes);
   }
 
  private:
   // The harness only passes values this window's endpoints made.
-  static H& handle(Handle& h) { return *std::any_cast<H>(&h); }
-  static const H& handle(const Handle& h) { return *std::any_cast<H>(&h); }
-  static R& reservation(Reservation& r) { return *std::any_cast<R>(&r); }
-  static const R& reservation(const Reservation& r) { return *std::any_cast<R>(&r); }
+  static H& as_handle(Handle& h) { return *std::any_cast<H>(&h); }
+  static const H& as_handle(const Handle& h) { return *std::any_cast<H>(&h); }
+  static R& as_reservation(Reservation& r) { return *std::any_cast<R>(&r); }
+  static const R& as_reservation(const Reservation& r) { return *std::any_cast<R>(&r); }
 
   Endpoint ep_;
 };
