@@ -87,7 +87,12 @@ class LayoutDescriptor : public L2Test {
     for (uint64_t n : Before(p, &next)) {
       EXPECT_TRUE(send(wire::kData, Bytes(n, 6))) << PosName(p) << ": a valid output";
       ScriptedL3::Message m;
-      EXPECT_TRUE(peer().poll_output(&m)) << PosName(p);
+      // The peer releases only what it took: an endpoint that failed to
+      // publish leaves nothing to release, and the position is not reached.
+      if (!peer().poll_output(&m)) {
+        ADD_FAILURE() << PosName(p) << ": no output to take after a valid send";
+        break;
+      }
       peer().release_outputs(1);
     }
     return next;
