@@ -48,13 +48,16 @@ class L2Log {
   explicit L2Log(bool on) : on_(on) {}
   void operator()(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
     if (!on_) return;
+    char line[512];
     std::va_list args;
     va_start(args, fmt);
-    std::printf("  L2: ");
-    std::vprintf(fmt, args);
-    std::printf("\n");
-    std::fflush(stdout);  // the L2 task may be a forked child
+    std::vsnprintf(line, sizeof(line), fmt, args);
     va_end(args);
+    // One call per line: L3 prints from another thread (or process) at the
+    // same time, and separate calls for the prefix, the text and the newline
+    // let its lines land between them.
+    std::printf("  L2: %s\n", line);
+    std::fflush(stdout);  // the L2 task may be a forked child
   }
 
  private:

@@ -34,13 +34,15 @@ class Run {
  private:
   void log(const char* fmt, ...) const __attribute__((format(printf, 2, 3))) {
     if (!verbose_) return;
+    char line[512];
     std::va_list args;
     va_start(args, fmt);
-    std::printf("L3: ");
-    std::vprintf(fmt, args);
-    std::printf("\n");
-    std::fflush(stdout);
+    std::vsnprintf(line, sizeof(line), fmt, args);
     va_end(args);
+    // One call per line: the L2 task prints from another thread (or process)
+    // at the same time.
+    std::printf("L3: %s\n", line);
+    std::fflush(stdout);
   }
 
   bool fail(const char* what, const spsc_queue::SpscQueueError& e) {
