@@ -29,7 +29,8 @@ for mode in thread process; do
   check "$mode" "$out"
 done
 for _ in $(seq 1 50); do
-  check thread "$("$bin" thread)"
+  out="$("$bin" thread)"
+  check thread "$out"
 done
 if "$bin" bogus >/dev/null 2>&1; then
   echo "a bad mode argument must fail" >&2
