@@ -3,7 +3,7 @@
 # and every line of the transcript is whole. L3 and the L2 task print at the
 # same time (two threads, or two processes); a line written in pieces lets the
 # other side's line land inside it, which a reader, and the checks below,
-# would misread. Thread mode runs 50 times more: a torn line is a race, seen in
+# would misread. Thread mode runs 20 times more: a torn line is a race, seen in
 # a few runs of a hundred when a line took three calls.
 set -euo pipefail
 bin="$1"
@@ -28,7 +28,7 @@ for mode in thread process; do
   echo "$out"
   check "$mode" "$out"
 done
-for _ in $(seq 1 50); do
+for _ in $(seq 1 20); do
   out="$("$bin" thread)"
   check thread "$out"
 done
