@@ -3,7 +3,6 @@ interpretations, crash mapping, and the three renderings."""
 
 import json
 import os
-import shutil
 import sys
 import tempfile
 import unittest
@@ -158,7 +157,9 @@ class VerdictsTest(unittest.TestCase):
         self.assertEqual(V.clauses_by_test(py, python=True), {"T.test_a": ["S3.A.1"]})
 
     def test_crash_map_reads_every_source_on_first_use(self):
-        d = tempfile.mkdtemp()
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        d = tmp.name
         cc, py = os.path.join(d, "a_test.cc"), os.path.join(d, "b_test.py")
         m = V.CrashMap([cc, py])
         # Nothing is read before a test asks: the files may come later.
@@ -171,7 +172,6 @@ class VerdictsTest(unittest.TestCase):
         self.assertEqual(m.get("T.test_b"), ["S3.B.1"])
         self.assertEqual(m.get("S.Missing", []), [])
         self.assertIsNone(m.get("S.Missing"))
-        shutil.rmtree(d)
 
 
 def verdicts_of(xml_body, clauses, role="L2"):
