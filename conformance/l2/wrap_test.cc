@@ -44,28 +44,32 @@ class WrapRun {
   int32_t l2_flag() { return queue_.memory().load_counter(wire::kPeerFlag); }
 
   // The endpoint consumes the input ring the peer fills.
+  // The endpoint's address is captured by value: a member read through
+  // `this` would be loaded again after every store the endpoint makes.
   std::string Consume(uint64_t total) {
+    FastEndpoint* const ep = endpoint_.get();
     return lean_wrap::PeerProduces(
         queue_.memory(), queue_.layout(), lean_wrap::Ring{true}, total,
-        [&](uint64_t seq) -> std::string {
+        [ep](uint64_t seq) -> std::string {
           FastApi::Handle h{};
-          switch (TakeOne(*endpoint_, seq, &h)) {
+          switch (TakeOne(*ep, seq, &h)) {
             case kOk: return {};
             case kSeq: return "seq " + std::to_string(FastApi::seq(h));
-            case kFirst: return "try_peek: " + std::string(FastApi::message(*endpoint_));
+            case kFirst: return "try_peek: " + std::string(FastApi::message(*ep));
             case kSecond: break;
           }
-          return "release: " + std::string(FastApi::message(*endpoint_));
+          return "release: " + std::string(FastApi::message(*ep));
         });
   }
 
   // The endpoint produces on the output ring the peer drains.
   std::string Produce(uint64_t total) {
+    FastEndpoint* const ep = endpoint_.get();
     return lean_wrap::EndpointProduces(
         queue_.memory(), queue_.layout(), lean_wrap::Ring{false}, total,
-        [&](uint64_t) -> std::string {
-          if (PutOne(*endpoint_) == kOk) return {};
-          return FastApi::message(*endpoint_);
+        [ep](uint64_t) -> std::string {
+          if (PutOne(*ep) == kOk) return {};
+          return FastApi::message(*ep);
         });
   }
 

@@ -35,7 +35,9 @@ class SpscEndpointState {
     own_abort_offset_ = own_abort_offset;
     peer_abort_offset_ = peer_abort_offset;
     set_identity(session_bits, transaction_id);
+    payload_base_ = reinterpret_cast<const uint8_t*>(view_.payload().span().base);
     active_ = true;
+    live_ = error_.kind == SpscQueueErrorKind::NONE;
   }
 
   void set_identity(uint64_t session_bits, uint64_t transaction_id) {
@@ -44,17 +46,16 @@ class SpscEndpointState {
     has_identity_ = true;
   }
 
-  bool live() const { return active_ && error_.kind == SpscQueueErrorKind::NONE; }
+  bool live() const { return live_; }
   const SpscQueueError& error() const { return error_; }
   const SpscQueueLayout& layout() const { return layout_; }
   View& view() { return view_; }
   const View& view() const { return view_; }
   uint64_t now_ns() const { return clock_.now_ns(); }
   // Local address of payload byte `offset`, for prefetch hints only: every
-  // real access goes through the view.
-  const uint8_t* payload_address(uint64_t offset) {
-    return reinterpret_cast<const uint8_t*>(view_.payload().span().base) + offset;
-  }
+  // real access goes through the view. The span's base is read once, at
+  // activation: a hint needs no fresher one (a prefetch never faults).
+  const uint8_t* payload_address(uint64_t offset) const { return payload_base_ + offset; }
   // Identifies this handle in handles and reservations (cross-queue check).
   uint64_t owner_token() const { return reinterpret_cast<uintptr_t>(this); }
 
@@ -82,6 +83,7 @@ class SpscEndpointState {
   // The peer raised its flag: terminal, but the local flag stays down.
   void remote_abort(SpscQueueOp op, int32_t flag_value) {
     if (error_.kind != SpscQueueErrorKind::NONE) return;
+    live_ = false;
     char text[96];
     std::snprintf(text, sizeof(text), "peer abort flag at counter offset %llu reads %d",
                   static_cast<unsigned long long>(peer_abort_offset_), flag_value);
@@ -193,6 +195,7 @@ class SpscEndpointState {
     e.op = op;
     std::vsnprintf(e.message, sizeof(e.message), fmt, args);
     if (has_identity_) set_error_identity(&e, session_bits_, transaction_id_);
+    live_ = false;
     error_ = e;
   }
 
@@ -206,12 +209,14 @@ class SpscEndpointState {
   MonotonicClock clock_;
   SpscQueueLayout layout_{};
   SpscQueueError error_{};
+  const uint8_t* payload_base_ = nullptr;  // the payload span's base, for hints
   uint64_t session_bits_ = 0;
   uint64_t transaction_id_ = 0;
   uint64_t own_abort_offset_ = 0;
   uint64_t peer_abort_offset_ = 0;
   bool has_identity_ = false;
   bool active_ = false;
+  bool live_ = false;  // active_ and no error_: what live() asks, one load per call
   bool abort_flag_raised_ = false;
 };
 

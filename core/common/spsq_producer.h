@@ -6,6 +6,7 @@
 //   cursor_          arena cursor after the last published message
 //   released_cursor_ arena cursor after the last released message, found by
 //                    replaying released descriptors with the arena rule
+//                    (none to replay while no sized message is unreleased)
 // Unreleased payload is the cursor range [released_cursor_, cursor_). The
 // peer's head is re-read only when the ring or the arena looks full.
 #ifndef SPSQ_COMMON_SPSQ_PRODUCER_H_
@@ -180,6 +181,15 @@ class SpscProducer {
                      "impossible head counter %d: known head %" PRIu64 ", tail %" PRIu64
                      ", depth %" PRIu64, observed, head_, tail_, dir_.depth);
       return false;
+    }
+    // A released zero-byte message frees no arena. When nothing sized was
+    // published since the last released message (the cursor has not moved
+    // past released_cursor_), every message up to the new head is zero-byte
+    // and the replay could only confirm released_cursor_: it is skipped, and
+    // nothing of those descriptors is read back.
+    if (cursor_ == released_cursor_) {
+      head_ = head;
+      return true;
     }
     for (; head_ != head; ++head_) {
       SpscQueueDescriptor d;

@@ -62,6 +62,7 @@ class WorkerChipQueueCore {
     va_end(args);
     stamp(&e);
     last_error_ = e;
+    error_set_ = true;
     return WorkerChipQueueStatus::REJECTED;
   }
 
@@ -78,19 +79,22 @@ class WorkerChipQueueCore {
     last_error_.message[n] = '\0';
     last_error_.session_instance_id_bits = session_bits_;
     last_error_.transaction_id = transaction_id_;
+    error_set_ = true;
     return status;
   }
 
   WorkerChipQueueStatus failed() {
     last_error_ = state_.error();
+    error_set_ = true;
     return WorkerChipQueueStatus::FAILED;
   }
 
-  // Every successful call: clear only what last_error() readers look at.
+  // Every successful call: clears last_error(), once after each call that
+  // set it (one flag to test on the hot path, not the error's fields).
   WorkerChipQueueStatus ok() {
-    if (last_error_.kind != SpscQueueErrorKind::NONE || last_error_.message[0] != '\0' ||
-        last_error_.op != SpscQueueOp::NONE) {
+    if (error_set_) {
       last_error_ = SpscQueueError{};
+      error_set_ = false;
     }
     return WorkerChipQueueStatus::OK;
   }
@@ -108,6 +112,7 @@ class WorkerChipQueueCore {
 
   SpscEndpointState<View> state_;
   SpscQueueError last_error_{};
+  bool error_set_ = false;  // last_error_ written since ok() last cleared it
   uint64_t session_bits_ = 0;
   uint64_t transaction_id_ = 0;
   bool has_identity_ = false;

@@ -51,15 +51,8 @@ class WorkerChipQueueOutput {
 
   // WOULD_BLOCK when no output is available (Python: None).
   WorkerChipQueueStatus try_peek(WorkerChipMessage* out) {
-    const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_PEEK;
-    WorkerChipQueueStatus st = core_->admit(op);
-    if (st != WorkerChipQueueStatus::OK) return st;
-    WorkerChipMessage m{};
-    if (!consumer_.try_peek(m)) {
-      if (!core_->state().live()) return core_->failed();
-      return core_->no_progress(WorkerChipQueueStatus::WOULD_BLOCK, op, "no output message");
-    }
-    return accept(m, out);
+    const WorkerChipQueueStatus st = try_peek_active(out);
+    return st == WorkerChipQueueStatus::OK ? core_->ok() : st;
   }
 
   // Copies the active message's payload into `buffer` (capacity
@@ -101,7 +94,7 @@ class WorkerChipQueueOutput {
   WorkerChipQueueStatus try_dequeue_into(void* buffer, uint64_t buffer_bytes,
                                          WorkerChipMessage* out = nullptr) {
     WorkerChipMessage m{};
-    const WorkerChipQueueStatus st = try_peek(&m);
+    const WorkerChipQueueStatus st = try_peek_active(&m);
     if (st != WorkerChipQueueStatus::OK) return st;
     return finish_dequeue(m, buffer, buffer_bytes, out);
   }
@@ -109,11 +102,31 @@ class WorkerChipQueueOutput {
   bool has_active() const { return has_active_; }
 
  private:
+  // try_peek up to clearing last_error(): the dequeue clears it once, at its
+  // end.
+  WorkerChipQueueStatus try_peek_active(WorkerChipMessage* out) {
+    const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_PEEK;
+    WorkerChipQueueStatus st = core_->admit(op);
+    if (st != WorkerChipQueueStatus::OK) return st;
+    WorkerChipMessage m{};
+    if (!consumer_.try_peek(m)) {
+      if (!core_->state().live()) return core_->failed();
+      return core_->no_progress(WorkerChipQueueStatus::WOULD_BLOCK, op, "no output message");
+    }
+    hold(m, out);
+    return WorkerChipQueueStatus::OK;
+  }
+
   WorkerChipQueueStatus accept(const WorkerChipMessage& m, WorkerChipMessage* out) {
+    hold(m, out);
+    return core_->ok();
+  }
+
+  // `m` becomes the active message (and `out`'s); last_error() is untouched.
+  void hold(const WorkerChipMessage& m, WorkerChipMessage* out) {
     active_ = m;
     has_active_ = true;
     if (out != nullptr) *out = m;
-    return core_->ok();
   }
 
   bool is_active(const WorkerChipMessage& m) const {

@@ -222,11 +222,13 @@ TEST_F(ViewFailureTest, HeadTestFailurePoisonsReserve) {
   expect_endpoint_error(*ep, SpscQueueOp::OUTPUT_TRY_RESERVE);
 }
 
+// The replay reads back released descriptors only when they may have freed
+// arena: sized messages.
 TEST_F(ViewFailureTest, ReplayReadFailurePoisonsReserve) {
   auto ep = open();
   for (int i = 0; i < 4; ++i) {
     SpscQueueOutputReservation r{};
-    ASSERT_TRUE(ep->output().try_reserve(0, r));
+    ASSERT_TRUE(ep->output().try_reserve(8, r));
     ASSERT_TRUE(ep->output().publish(r, SpscQueueOpcode::DATA));
   }
   release_outputs(1);
