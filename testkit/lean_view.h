@@ -63,6 +63,10 @@ class LeanPolicy {
         s->memory->shadow_enabled()) {
       return;  // every call goes to the harness view
     }
+    const uint64_t counter_limit = s->counter_span < s->memory->counter_bytes()
+                                       ? s->counter_span
+                                       : s->memory->counter_bytes();
+    if (counter_limit < 4) return;  // no slot fits: the harness view judges each call
     failed_ = &s->failed;
     payload_ = s->memory->payload();
     payload_span_ = s->payload_span;
@@ -70,8 +74,7 @@ class LeanPolicy {
     payload_limit_ = s->payload_span < s->memory->payload_bytes() ? s->payload_span
                                                                    : s->memory->payload_bytes();
     counter_ = s->memory->counter();
-    counter_limit_ = s->counter_span < s->memory->counter_bytes() ? s->counter_span
-                                                                  : s->memory->counter_bytes();
+    last_slot_ = counter_limit - 4;
   }
 
   bool failed() const { return inner_.failed(); }
@@ -157,7 +160,8 @@ class LeanPolicy {
     return live() && in_span(offset, nbytes, payload_limit_);
   }
   bool slot_ok(uint64_t offset) const {
-    return live() && offset % 64 == 0 && in_span(offset, 4, counter_limit_);
+    // in_span(offset, 4, limit), with limit - 4 computed once.
+    return live() && offset % 64 == 0 && offset <= last_slot_;
   }
   int32_t* slot(uint64_t offset) const { return reinterpret_cast<int32_t*>(counter_ + offset); }
 
@@ -171,7 +175,7 @@ class LeanPolicy {
   uint64_t payload_limit_ = 0;  // the smaller of that and real memory
   uint8_t* counter_ = nullptr;
   uint64_t counter_span_ = 0;
-  uint64_t counter_limit_ = 0;
+  uint64_t last_slot_ = 0;  // the smaller of the span and real memory, less 4
 };
 
 using LeanView = PolicyView<LeanPolicy>;

@@ -70,10 +70,17 @@ struct Ring {
   uint64_t tail() const { return input ? wire::kInputTail : wire::kOutputTail; }
   uint64_t head() const { return input ? wire::kInputHead : wire::kOutputHead; }
   // The descriptor of logical index k: a mask, not Layout's modulo (a
-  // division per message); the region's depth is a power of two.
-  uint8_t* slot(RegionMemory& m, const wire::Layout& l, uint64_t k) const {
-    return m.payload() + (input ? l.input_ring : l.output_ring) +
-           (k & (l.depth - 1)) * wire::kDescriptorBytes;
+  // division per message); the region's depth is a power of two. The ring's
+  // base and mask are read once: the runs' loops hold them in registers,
+  // where a store through a byte pointer would make the compiler load `m`
+  // and `l` again for every message.
+  struct SlotMap {
+    uint8_t* base;
+    uint64_t mask;
+    uint8_t* at(uint64_t k) const { return base + (k & mask) * wire::kDescriptorBytes; }
+  };
+  SlotMap Slots(RegionMemory& m, const wire::Layout& l) const {
+    return {m.payload() + (input ? l.input_ring : l.output_ring), l.depth - 1};
   }
   const char* name() const { return input ? "input" : "output"; }
 };
@@ -96,13 +103,15 @@ template <class TakeBatch>
 __attribute__((flatten)) std::string PeerProducesBatches(RegionMemory& m, const wire::Layout& l,
                                                          Ring ring, uint64_t total,
                                                          TakeBatch take_batch) {
+  const Ring::SlotMap slots = ring.Slots(m, l);
+  const uint64_t depth = l.depth;
   for (uint64_t k = 0; k < total;) {
-    const uint64_t batch = total - k < l.depth ? total - k : l.depth;
+    const uint64_t batch = total - k < depth ? total - k : depth;
     // Field by field into the slot, bytes 8..31 then seq: a staged copy of a
     // local descriptor would reload the seq just stored with a wider load,
     // which stalls.
     for (uint64_t i = 0; i < batch; ++i) {
-      uint8_t* slot = ring.slot(m, l, k + i);
+      uint8_t* slot = slots.at(k + i);
       wire::store_le64(slot + wire::kOpcodeAt, wire::kData);
       wire::store_le64(slot + wire::kOffsetAt, 0);
       wire::store_le64(slot + wire::kNbytesAt, 0);
@@ -157,8 +166,10 @@ __attribute__((flatten)) std::string EndpointProducesBatches(RegionMemory& m,
                                                              const wire::Layout& l, Ring ring,
                                                              uint64_t total,
                                                              PutBatch put_batch) {
+  const Ring::SlotMap slots = ring.Slots(m, l);
+  const uint64_t depth = l.depth;
   for (uint64_t k = 0; k < total;) {
-    const uint64_t batch = total - k < l.depth ? total - k : l.depth;
+    const uint64_t batch = total - k < depth ? total - k : depth;
     uint64_t put = 0;
     const std::string e = put_batch(k, batch, &put);
     if (!e.empty()) {
@@ -171,7 +182,7 @@ __attribute__((flatten)) std::string EndpointProducesBatches(RegionMemory& m,
              " after " + Num(k) + " messages, want int32(uint32(" + Num(k) + "))";
     }
     for (uint64_t j = k - batch; j < k; ++j) {
-      const wire::Descriptor d = wire::decode_descriptor(ring.slot(m, l, j));
+      const wire::Descriptor d = wire::decode_descriptor(slots.at(j));
       if (d.seq != j + 1 || d.opcode != wire::kData || d.nbytes != 0 || d.offset != 0) {
         return std::string(ring.name()) + " descriptor " + Num(j) + ": seq " + Num(d.seq) +
                " opcode " + Num(d.opcode) + " offset " + Num(d.offset) + " nbytes " +

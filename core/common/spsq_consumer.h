@@ -42,7 +42,7 @@ class SpscConsumer {
   bool try_peek(SpscQueueInputHandle& h) {
     if (!state_->live()) return false;
     if (repeat_active_ && next_ != head_) {
-      fill(entry(head_), h);
+      fill(entry(head_), head_, h);
       return true;
     }
     if (stop_acquired_) {
@@ -64,7 +64,7 @@ class SpscConsumer {
       return false;
     }
     Entry& e = entry(next_);
-    e = Entry{next_, d.opcode, d.payload_offset, d.payload_nbytes, payload, false};
+    e = Entry{d.opcode, d.payload_offset, d.payload_nbytes, payload, false};
     ++next_;
     cursor_ = placement.next_cursor;
     advance_payload_hint(d.payload_offset, d.payload_nbytes);
@@ -73,7 +73,7 @@ class SpscConsumer {
     } else {
       ++data_outstanding_;
     }
-    fill(e, h);
+    fill(e, next_ - 1, h);
     return true;
   }
 
@@ -116,7 +116,6 @@ class SpscConsumer {
 
  private:
   struct Entry {
-    uint64_t k;
     uint64_t opcode;
     uint64_t offset;
     uint64_t nbytes;
@@ -126,8 +125,9 @@ class SpscConsumer {
 
   Entry& entry(uint64_t k) { return entries_[k % Slots]; }
 
-  void fill(const Entry& e, SpscQueueInputHandle& h) const {
-    h.seq = expected_seq(e.k);
+  // `e` is entry(k): its index is its place in the ring, not stored.
+  void fill(const Entry& e, uint64_t k, SpscQueueInputHandle& h) const {
+    h.seq = expected_seq(k);
     h.opcode = static_cast<SpscQueueOpcode>(e.opcode);  // validated: DATA, STOP or ERROR
     h.payload_offset = e.offset;
     h.payload_nbytes = e.nbytes;

@@ -51,8 +51,10 @@ class WorkerChipQueueOutput {
 
   // WOULD_BLOCK when no output is available (Python: None).
   WorkerChipQueueStatus try_peek(WorkerChipMessage* out) {
-    const WorkerChipQueueStatus st = try_peek_active(out);
-    return st == WorkerChipQueueStatus::OK ? core_->ok() : st;
+    WorkerChipMessage m{};
+    const WorkerChipQueueStatus st = acquire(&m);
+    if (st != WorkerChipQueueStatus::OK) return st;
+    return accept(m, out);
   }
 
   // Copies the active message's payload into `buffer` (capacity
@@ -94,7 +96,7 @@ class WorkerChipQueueOutput {
   WorkerChipQueueStatus try_dequeue_into(void* buffer, uint64_t buffer_bytes,
                                          WorkerChipMessage* out = nullptr) {
     WorkerChipMessage m{};
-    const WorkerChipQueueStatus st = try_peek_active(&m);
+    const WorkerChipQueueStatus st = acquire(&m);
     if (st != WorkerChipQueueStatus::OK) return st;
     return finish_dequeue(m, buffer, buffer_bytes, out);
   }
@@ -102,18 +104,18 @@ class WorkerChipQueueOutput {
   bool has_active() const { return has_active_; }
 
  private:
-  // try_peek up to clearing last_error(): the dequeue clears it once, at its
-  // end.
-  WorkerChipQueueStatus try_peek_active(WorkerChipMessage* out) {
+  // try_peek's work up to handing the message out: `*m` is the message
+  // (the active one again, if there is one), not yet made active, and
+  // last_error() is not cleared. A dequeue that releases it at once never
+  // makes it active, and clears last_error() once, at its end.
+  WorkerChipQueueStatus acquire(WorkerChipMessage* m) {
     const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_PEEK;
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
-    WorkerChipMessage m{};
-    if (!consumer_.try_peek(m)) {
+    if (!consumer_.try_peek(*m)) {
       if (!core_->state().live()) return core_->failed();
       return core_->no_progress(WorkerChipQueueStatus::WOULD_BLOCK, op, "no output message");
     }
-    hold(m, out);
     return WorkerChipQueueStatus::OK;
   }
 
@@ -148,11 +150,16 @@ class WorkerChipQueueOutput {
   WorkerChipQueueStatus finish_dequeue(const WorkerChipMessage& m, void* buffer,
                                        uint64_t buffer_bytes, WorkerChipMessage* out) {
     // read_into + release of `m`, the message a peek on this handle just
-    // handed out. Their admissions and handle checks hold by construction
-    // (the handle is live and not freed, `m` is the active message), so they
-    // are not made again: the same statuses, errors and wire effects.
+    // acquired. Their admissions and handle checks hold by construction
+    // (the handle is live and not freed, `m` is the message the consumer
+    // holds), so they are not made again: the same statuses, errors and wire
+    // effects. A message that stays (its buffer refused) becomes the active
+    // one, as after a peek.
     const WorkerChipQueueStatus st = copy_out(m, buffer, buffer_bytes);
-    if (st != WorkerChipQueueStatus::OK) return st;
+    if (st != WorkerChipQueueStatus::OK) {
+      hold(m, nullptr);
+      return st;
+    }
     if (!consumer_.release(m)) return core_->failed();
     has_active_ = false;
     if (out != nullptr) {
@@ -162,9 +169,9 @@ class WorkerChipQueueOutput {
     return core_->ok();
   }
 
-  // The payload of `m`, the active message (active_), into `buffer`: a
-  // buffer that is too small is a usage error (the message stays active); OK
-  // or why not.
+  // The payload of `m` (the active message, or the one a dequeue acquired)
+  // into `buffer`: a buffer that is too small is a usage error (the message
+  // stays active); OK or why not.
   WorkerChipQueueStatus copy_out(const WorkerChipMessage& m, void* buffer,
                                  uint64_t buffer_bytes) {
     const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_READ;
@@ -176,10 +183,10 @@ class WorkerChipQueueOutput {
     }
     if (m.payload_nbytes != 0) {
       uint8_t* bytes = nullptr;
-      if (!core_->state().map_payload(active_.payload_offset, active_.payload_nbytes, op, &bytes)) {
+      if (!core_->state().map_payload(m.payload_offset, m.payload_nbytes, op, &bytes)) {
         return core_->failed();
       }
-      std::memcpy(buffer, bytes, active_.payload_nbytes);
+      std::memcpy(buffer, bytes, m.payload_nbytes);
     }
     return WorkerChipQueueStatus::OK;
   }
