@@ -43,9 +43,9 @@ class WrapRun {
   bool live() const { return endpoint_->live(); }
   int32_t l2_flag() { return queue_.memory().load_counter(wire::kPeerFlag); }
 
-  // The endpoint consumes the input ring the peer fills.
-  // The endpoint's address is captured by value: a member read through
-  // `this` would be loaded again after every store the endpoint makes.
+  // The endpoint consumes the input ring the peer fills. Both runs capture
+  // the endpoint's address by value: a member read through `this` would be
+  // loaded again after every store the endpoint makes.
   std::string Consume(uint64_t total) {
     FastEndpoint* const ep = endpoint_.get();
     return lean_wrap::PeerProduces(
