@@ -109,13 +109,22 @@ __attribute__((flatten)) std::string PeerProducesBatches(RegionMemory& m, const 
     const uint64_t batch = total - k < depth ? total - k : depth;
     // Field by field into the slot, bytes 8..31 then seq: a staged copy of a
     // local descriptor would reload the seq just stored with a wider load,
-    // which stalls.
-    for (uint64_t i = 0; i < batch; ++i) {
-      uint8_t* slot = slots.at(k + i);
-      wire::store_le64(slot + wire::kOpcodeAt, wire::kData);
-      wire::store_le64(slot + wire::kOffsetAt, 0);
-      wire::store_le64(slot + wire::kNbytesAt, 0);
-      wire::store_le64(slot + wire::kSeqAt, k + i + 1);
+    // which stalls. Bytes 8..31 (zero-byte DATA at offset 0) are the same in
+    // every message, so only the first lap writes them; later laps write the
+    // seq alone (this loop is bound by stores). The consumer never writes
+    // the ring it reads; one that did would meet its own bytes a lap later.
+    if (k < depth) {
+      for (uint64_t i = 0; i < batch; ++i) {
+        uint8_t* slot = slots.at(k + i);
+        wire::store_le64(slot + wire::kOpcodeAt, wire::kData);
+        wire::store_le64(slot + wire::kOffsetAt, 0);
+        wire::store_le64(slot + wire::kNbytesAt, 0);
+        wire::store_le64(slot + wire::kSeqAt, k + i + 1);
+      }
+    } else {
+      for (uint64_t i = 0; i < batch; ++i) {
+        wire::store_le64(slots.at(k + i) + wire::kSeqAt, k + i + 1);
+      }
     }
     m.store_counter(ring.tail(), wire::low32(k + batch));
     uint64_t taken = 0;

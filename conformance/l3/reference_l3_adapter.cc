@@ -130,7 +130,7 @@ class ReferenceL3Adapter : public L3Adapter {
                                                      L3Message* m) override {
     spsc_queue::WorkerChipMessage h{};
     const L3Status s = map(queue_->output().try_dequeue_into(buffer, capacity, &h));
-    if (s == L3Status::kOk) to_message(h, m);
+    if (s == L3Status::kOk) to_released_message(h, m);
     return s;
   }
   // The wrap's runs of calls: the calls above, not virtual, inlined into one
@@ -185,7 +185,8 @@ class ReferenceL3Adapter : public L3Adapter {
   }
 
   // Field by field into the caller's message: a temporary copied whole would
-  // be reloaded wider than it was stored, which stalls.
+  // be reloaded wider than it was stored, which stalls. opaque[2..3] are not
+  // this adapter's: to_handle never reads them, so they are not written.
   static void to_message(const spsc_queue::WorkerChipMessage& h, L3Message* m) {
     m->seq = h.seq;
     m->opcode = static_cast<uint64_t>(h.opcode);
@@ -193,8 +194,14 @@ class ReferenceL3Adapter : public L3Adapter {
     m->payload_nbytes = h.payload_nbytes;
     m->opaque[0] = h.owner_cookie;
     m->opaque[1] = h.payload.local_addr;
-    m->opaque[2] = 0;
-    m->opaque[3] = 0;
+  }
+  // A dequeued message is released: no handle to carry, so opaque is not
+  // written (any handle made from it is foreign to the queue).
+  static void to_released_message(const spsc_queue::WorkerChipMessage& h, L3Message* m) {
+    m->seq = h.seq;
+    m->opcode = static_cast<uint64_t>(h.opcode);
+    m->payload_offset = h.payload_offset;
+    m->payload_nbytes = h.payload_nbytes;
   }
   static spsc_queue::WorkerChipMessage to_handle(const L3Message& m) {
     spsc_queue::WorkerChipMessage h{};

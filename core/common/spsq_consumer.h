@@ -99,13 +99,21 @@ class SpscConsumer {
       if (!state_->write_counter(dir_.head_counter, counter_low32(head_ + 1), dir_.finish_op)) {
         return false;
       }
-      if (entry(head_).opcode == static_cast<uint64_t>(SpscQueueOpcode::STOP)) {
-        drained_ = true;
-      } else {
-        --data_outstanding_;
-      }
-      ++head_;
+      retire_head(entry(head_).opcode);
     }
+    return true;
+  }
+
+  // release(h) of the message try_peek just handed out as `h`, when it is
+  // the only one outstanding (always so on the L3 output, which holds one at
+  // a time). release()'s handle checks hold by construction there, so only
+  // the physical release is made: one head publish. Otherwise release(h).
+  bool release_sole(const SpscQueueInputHandle& h) {
+    if (next_ - head_ != 1) return release(h);
+    if (!state_->write_counter(dir_.head_counter, counter_low32(next_), dir_.finish_op)) {
+      return false;
+    }
+    retire_head(static_cast<uint64_t>(h.opcode));
     return true;
   }
 
@@ -124,6 +132,16 @@ class SpscConsumer {
   };
 
   Entry& entry(uint64_t k) { return entries_[k % Slots]; }
+
+  // The head entry, of `opcode`, leaves the ring (its head publish made).
+  void retire_head(uint64_t opcode) {
+    if (opcode == static_cast<uint64_t>(SpscQueueOpcode::STOP)) {
+      drained_ = true;
+    } else {
+      --data_outstanding_;
+    }
+    ++head_;
+  }
 
   // `e` is entry(k): its index is its place in the ring, not stored.
   void fill(const Entry& e, uint64_t k, SpscQueueInputHandle& h) const {

@@ -160,8 +160,8 @@ class WorkerChipQueueOutput {
       hold(m, nullptr);
       return st;
     }
-    if (!consumer_.release(m)) return core_->failed();
-    has_active_ = false;
+    if (!consumer_.release_sole(m)) return core_->failed();
+    if (has_active_) has_active_ = false;  // mostly not: a test, not a store per call
     if (out != nullptr) {
       *out = m;
       out->payload = SpscQueuePayloadView{};
