@@ -128,10 +128,7 @@ class ReferenceL3Adapter : public L3Adapter {
   }
   __attribute__((flatten)) L3Status try_dequeue_into(void* buffer, uint64_t capacity,
                                                      L3Message* m) override {
-    spsc_queue::WorkerChipMessage h{};
-    const L3Status s = map(queue_->output().try_dequeue_into(buffer, capacity, &h));
-    if (s == L3Status::kOk) to_released_message(h, m);
-    return s;
+    return take_into(queue_->output(), buffer, capacity, m);
   }
   // The wrap's runs of calls: the calls above, not virtual, inlined into one
   // loop each.
@@ -142,9 +139,15 @@ class ReferenceL3Adapter : public L3Adapter {
   __attribute__((flatten)) L3Status try_dequeue_into_n(void* buffer, uint64_t capacity,
                                                        L3Message* out, uint64_t count,
                                                        uint64_t* done) override {
-    return repeat(count, done, [&](uint64_t i) {
-      return ReferenceL3Adapter::try_dequeue_into(buffer, capacity, &out[i]);
-    });
+    // The queue once per run, and one cursor over `out` (not an index and a
+    // pointer): fewer values the loop keeps in registers.
+    auto& output = queue_->output();
+    L3Message* m = out;
+    L3Message* const end = out + count;
+    L3Status s = L3Status::kOk;
+    while (m != end && (s = take_into(output, buffer, capacity, m)) == L3Status::kOk) ++m;
+    *done = static_cast<uint64_t>(m - out);
+    return s;
   }
   L3Status dequeue_into(void* buffer, uint64_t capacity, uint64_t timeout_ns,
                         L3Message* m) override {
@@ -195,6 +198,15 @@ class ReferenceL3Adapter : public L3Adapter {
     m->opaque[0] = h.owner_cookie;
     m->opaque[1] = h.payload.local_addr;
   }
+  // try_dequeue_into on the queue's output.
+  template <class Output>
+  static L3Status take_into(Output& output, void* buffer, uint64_t capacity, L3Message* m) {
+    spsc_queue::WorkerChipMessage h{};
+    const L3Status s = map(output.try_dequeue_into(buffer, capacity, &h));
+    if (s == L3Status::kOk) to_released_message(h, m);
+    return s;
+  }
+
   // A dequeued message is released: no handle to carry, so opaque is not
   // written (any handle made from it is foreign to the queue).
   static void to_released_message(const spsc_queue::WorkerChipMessage& h, L3Message* m) {

@@ -41,7 +41,13 @@ class SpscConsumer {
 
   bool try_peek(SpscQueueInputHandle& h) {
     if (!state_->live()) return false;
-    if (repeat_active_ && next_ != head_) {
+    return try_peek_live(h);
+  }
+
+  // try_peek for a caller that has just found the handle live (the L3
+  // queue's admission of the call): the same, without testing that again.
+  bool try_peek_live(SpscQueueInputHandle& h) {
+    if (repeat_active_ && __builtin_expect(next_ != head_, false)) {
       fill(entry(head_), head_, h);
       return true;
     }
@@ -109,7 +115,7 @@ class SpscConsumer {
   // a time). release()'s handle checks hold by construction there, so only
   // the physical release is made: one head publish. Otherwise release(h).
   bool release_sole(const SpscQueueInputHandle& h) {
-    if (next_ - head_ != 1) return release(h);
+    if (__builtin_expect(next_ - head_ != 1, false)) return release(h);
     if (!state_->write_counter(dir_.head_counter, counter_low32(next_), dir_.finish_op)) {
       return false;
     }

@@ -71,7 +71,7 @@ class SpscEndpointState {
 
   // Local poison: first error wins; the own abort flag is Set to 1 once.
   void poison(SpscQueueErrorKind kind, SpscQueueOp op, const char* fmt, ...)
-      __attribute__((format(printf, 4, 5))) {
+      __attribute__((format(printf, 4, 5), cold)) {
     if (error_.kind != SpscQueueErrorKind::NONE) return;
     va_list args;
     va_start(args, fmt);

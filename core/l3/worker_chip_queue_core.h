@@ -52,7 +52,7 @@ class WorkerChipQueueCore {
   }
 
   WorkerChipQueueStatus reject(SpscQueueOp op, const char* fmt, ...)
-      __attribute__((format(printf, 3, 4))) {
+      __attribute__((format(printf, 3, 4), cold)) {
     SpscQueueError e;
     e.kind = SpscQueueErrorKind::BAD_ARGUMENT;
     e.op = op;
@@ -83,7 +83,7 @@ class WorkerChipQueueCore {
     return status;
   }
 
-  WorkerChipQueueStatus failed() {
+  __attribute__((cold)) WorkerChipQueueStatus failed() {
     last_error_ = state_.error();
     error_set_ = true;
     return WorkerChipQueueStatus::FAILED;
@@ -92,7 +92,7 @@ class WorkerChipQueueCore {
   // Every successful call: clears last_error(), once after each call that
   // set it (one flag to test on the hot path, not the error's fields).
   WorkerChipQueueStatus ok() {
-    if (error_set_) {
+    if (__builtin_expect(error_set_, false)) {
       last_error_ = SpscQueueError{};
       error_set_ = false;
     }

@@ -112,7 +112,7 @@ class WorkerChipQueueOutput {
     const SpscQueueOp op = SpscQueueOp::L3_OUTPUT_PEEK;
     WorkerChipQueueStatus st = core_->admit(op);
     if (st != WorkerChipQueueStatus::OK) return st;
-    if (!consumer_.try_peek(*m)) {
+    if (!consumer_.try_peek_live(*m)) {  // admit() found it live
       if (!core_->state().live()) return core_->failed();
       return core_->no_progress(WorkerChipQueueStatus::WOULD_BLOCK, op, "no output message");
     }
@@ -161,7 +161,8 @@ class WorkerChipQueueOutput {
       return st;
     }
     if (!consumer_.release_sole(m)) return core_->failed();
-    if (has_active_) has_active_ = false;  // mostly not: a test, not a store per call
+    // Mostly nothing was active: a test, not a store on every call.
+    if (__builtin_expect(has_active_, false)) has_active_ = false;
     if (out != nullptr) {
       *out = m;
       out->payload = SpscQueuePayloadView{};
