@@ -38,6 +38,35 @@ class WrapRateTest(unittest.TestCase):
         self.assertIn("output ring 15.0 ns/message (3.00x the wire floor's 5.0)", line)
         self.assertEqual(numbers["ratio_to_floor"], {"input": 2.0, "output": 3.0})
 
+    def test_the_median_chunk_is_the_rate_compared_the_whole_run_beside_it(self):
+        floor = self.floor('echo \'{"input_ns_per_message": 4.0, "output_ns_per_message": 5.0}\'')
+        case = wrap_case(**{"messages_per_direction": "1000", "cpu_ns.input": "8000",
+                            "cpu_ns.output": "15000", "chunk_messages": "100",
+                            "chunk_median_ns.input": "6.000", "chunks.input": "10",
+                            "chunk_median_ns.output": "7.500", "chunks.output": "10"})
+        line, numbers = wrap_rate.describe([case], floor, self.log)
+        self.assertIn("input ring 6.0 ns/message (1.50x the wire floor's 4.0)", line)
+        self.assertIn("output ring 7.5 ns/message (1.50x the wire floor's 5.0)", line)
+        self.assertIn("the median of 10 chunks of 100 messages (the whole run: input 8.0, "
+                      "output 15.0)", line)
+        self.assertEqual(numbers["ratio_to_floor"], {"input": 1.5, "output": 1.5})
+        self.assertEqual(numbers["ns_per_message_whole_run"], {"input": 8.0, "output": 15.0})
+
+    def test_chunks_missing_for_a_ring_or_malformed_leave_the_whole_run(self):
+        floor = self.floor('echo \'{"input_ns_per_message": 4.0, "output_ns_per_message": 5.0}\'')
+        base = {"messages_per_direction": "1000", "cpu_ns.input": "8000",
+                "cpu_ns.output": "15000", "chunk_messages": "100"}
+        for extra in ({"chunk_median_ns.input": "6.0", "chunks.input": "10"},
+                      {"chunk_median_ns.input": "6.0", "chunks.input": "10",
+                       "chunk_median_ns.output": "x", "chunks.output": "10"},
+                      {"chunk_median_ns.input": "6.0", "chunks.input": "10",
+                       "chunk_median_ns.output": "7.5", "chunks.output": "0"}):
+            case = wrap_case(**dict(base, **extra))
+            line, numbers = wrap_rate.describe([case], floor, self.log)
+            self.assertIn("input ring 8.0 ns/message (2.00x the wire floor's 4.0)", line)
+            self.assertNotIn("median", line)
+            self.assertNotIn("ns_per_message_whole_run", numbers)
+
     def test_a_failed_floor_leaves_the_numbers_without_a_ratio(self):
         floor = self.floor("echo broken >&2; exit 3")
         case = wrap_case(**{"messages_per_direction": "10", "cpu_ns.input": "10",
