@@ -191,12 +191,17 @@ class ReferenceL3Adapter : public L3Adapter {
   // be reloaded wider than it was stored, which stalls. opaque[2..3] are not
   // this adapter's: to_handle never reads them, so they are not written.
   static void to_message(const spsc_queue::WorkerChipMessage& h, L3Message* m) {
+    to_released_message(h, m);
+    m->opaque[0] = h.owner_cookie;
+    m->opaque[1] = h.payload.local_addr;
+  }
+  // A dequeued message is released: no handle to carry, so opaque is not
+  // written (any handle made from it is foreign to the queue).
+  static void to_released_message(const spsc_queue::WorkerChipMessage& h, L3Message* m) {
     m->seq = h.seq;
     m->opcode = static_cast<uint64_t>(h.opcode);
     m->payload_offset = h.payload_offset;
     m->payload_nbytes = h.payload_nbytes;
-    m->opaque[0] = h.owner_cookie;
-    m->opaque[1] = h.payload.local_addr;
   }
   // try_dequeue_into on the queue's output.
   template <class Output>
@@ -205,15 +210,6 @@ class ReferenceL3Adapter : public L3Adapter {
     const L3Status s = map(output.try_dequeue_into(buffer, capacity, &h));
     if (s == L3Status::kOk) to_released_message(h, m);
     return s;
-  }
-
-  // A dequeued message is released: no handle to carry, so opaque is not
-  // written (any handle made from it is foreign to the queue).
-  static void to_released_message(const spsc_queue::WorkerChipMessage& h, L3Message* m) {
-    m->seq = h.seq;
-    m->opcode = static_cast<uint64_t>(h.opcode);
-    m->payload_offset = h.payload_offset;
-    m->payload_nbytes = h.payload_nbytes;
   }
   static spsc_queue::WorkerChipMessage to_handle(const L3Message& m) {
     spsc_queue::WorkerChipMessage h{};
