@@ -145,8 +145,8 @@ class L3Adapter {
   // The same for `count` calls of try_dequeue_into(buffer, capacity, &out[i]).
   virtual L3Status try_dequeue_into_n(void* buffer, uint64_t capacity, L3Message* out,
                                       uint64_t count, uint64_t* done) {
-    return repeat(count, done,
-                  [&](uint64_t i) { return try_dequeue_into(buffer, capacity, &out[i]); });
+    return repeat_into(out, count, done,
+                       [&](L3Message* m) { return try_dequeue_into(buffer, capacity, m); });
   }
 
  protected:
@@ -157,6 +157,18 @@ class L3Adapter {
     L3Status s = L3Status::kOk;
     while (i < count && (s = call(i)) == L3Status::kOk) ++i;
     *done = i;
+    return s;
+  }
+  // call(m) for m = out, out + 1, ... the same way: one cursor over `out`
+  // rather than an index and a pointer, a value fewer for a flattened loop to
+  // keep in registers.
+  template <class Call>
+  static L3Status repeat_into(L3Message* out, uint64_t count, uint64_t* done, Call call) {
+    L3Message* m = out;
+    L3Message* const end = out + count;
+    L3Status s = L3Status::kOk;
+    while (m != end && (s = call(m)) == L3Status::kOk) ++m;
+    *done = static_cast<uint64_t>(m - out);
     return s;
   }
 };

@@ -139,15 +139,9 @@ class ReferenceL3Adapter : public L3Adapter {
   __attribute__((flatten)) L3Status try_dequeue_into_n(void* buffer, uint64_t capacity,
                                                        L3Message* out, uint64_t count,
                                                        uint64_t* done) override {
-    // The queue once per run, and one cursor over `out` (not an index and a
-    // pointer): fewer values the loop keeps in registers.
-    auto& output = queue_->output();
-    L3Message* m = out;
-    L3Message* const end = out + count;
-    L3Status s = L3Status::kOk;
-    while (m != end && (s = take_into(output, buffer, capacity, m)) == L3Status::kOk) ++m;
-    *done = static_cast<uint64_t>(m - out);
-    return s;
+    auto& output = queue_->output();  // once per run, not per message
+    return repeat_into(out, count, done,
+                       [&](L3Message* m) { return take_into(output, buffer, capacity, m); });
   }
   L3Status dequeue_into(void* buffer, uint64_t capacity, uint64_t timeout_ns,
                         L3Message* m) override {
