@@ -140,7 +140,7 @@ class Rounds:
 
 
 def run_floor(binary):
-    """The wire floor (wire_floor.h) of one round: {name: ns per message} per
+    """The wire floor (testkit/wire_floor.h) of one round: {name: ns per message} per
     direction, thread CPU time of its fastest repetition."""
     res = subprocess.run([binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          timeout=60)

@@ -1,4 +1,4 @@
-// wire_floor: the wire floor of wire_floor.h, timed per direction.
+// wire_floor: the wire floor (testkit/wire_floor.h) run alone, timed per direction.
 //
 //   wire_floor [--messages N] [--repetitions R]
 //
@@ -13,12 +13,11 @@
 #include <cstring>
 #include <string>
 
-#include "bench/wire_floor.h"
-#include "testkit/thread_cpu_time.h"
+#include "testkit/wire_floor.h"
 
 namespace {
 
-namespace wf = spsq_bench::wire_floor;
+namespace wf = spsq_conf::wire_floor;
 
 bool ParseCount(const char* flag, const char* text, uint64_t* out) {
   char* end = nullptr;
@@ -66,14 +65,12 @@ int main(int argc, char** argv) {
   // Alternating directions, so a slow spell of the machine hits both.
   for (uint64_t r = 0; r < repetitions; ++r) {
     for (int d = 0; d < 2; ++d) {
-      const uint64_t start = spsq_conf::thread_cpu_ns();
-      const std::string error = wf::Stream(region, directions[d], messages);
-      const uint64_t spent = spsq_conf::thread_cpu_ns() - start;
+      double ns = 0;
+      const std::string error = wf::TimedStream(region, directions[d], messages, &ns);
       if (!error.empty()) {
         std::fprintf(stderr, "wire_floor: %s\n", error.c_str());
         return 1;
       }
-      const double ns = static_cast<double>(spent) / static_cast<double>(messages);
       if (r == 0 || ns < best[d]) best[d] = ns;
     }
   }

@@ -46,7 +46,8 @@ def _binary_groups(binaries):
         quoted("--stage-untested=wrap:wrap=" + _SANITIZED_WRAP_WHY),
     ] if plain_only else []
     if plain_only:
-        # The wrap row's yardstick (bench/wire_floor.h), run right after it.
+        # The wire floor (testkit/wire_floor.h) run alone right after the wrap,
+        # beside the floor the wrap samples in its own threads.
         wrap_args.append("--wire-floor=$(rootpath //bench:wire_floor)")
     return struct(
         always = always,
@@ -143,7 +144,7 @@ def report_test(
     # The counter wrap runs its two directions on two threads, for minutes:
     # the test holds two cores then, so Bazel runs nothing beside it, and the
     # wrap's time per message, and the wire floor it is compared with, are
-    # measured on an otherwise idle machine. A shortened wrap
+    # measured with no other test's work on the machine. A shortened wrap
     # (SPSQ_WRAP_MESSAGES) takes no time worth a core.
     if "wrap" in once_sections and "SPSQ_WRAP_MESSAGES" not in env:
         tags = tags + ["cpu:2"]

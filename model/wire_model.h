@@ -168,7 +168,7 @@ struct Placement {
 
 // The arena rule for a message of n bytes at a monotonic cursor. False when
 // the message can never fit the arena (n > arena_bytes). Inline: the
-// counter-wrap runs and the wire floor (bench/) place every message.
+// counter-wrap runs and the wire floor (testkit/wire_floor.h) place every message.
 inline bool place(uint64_t cursor, uint64_t n, uint64_t arena_offset, uint64_t arena_bytes,
                   Placement* out) {
   if (n == 0) {

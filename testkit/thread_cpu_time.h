@@ -1,7 +1,7 @@
 // CPU time of the calling thread, in nanoseconds: what a run cost the thread
 // that did it, whatever else shares the machine (time descheduled does not
 // count). For measurements beside the verdicts (the counter wrap's speed,
-// the wire floor in bench/), never for judging.
+// the wire floor), never for judging.
 #ifndef SPSQ_CONFORMANCE_HARNESS_THREAD_CPU_TIME_H_
 #define SPSQ_CONFORMANCE_HARNESS_THREAD_CPU_TIME_H_
 

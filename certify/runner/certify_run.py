@@ -93,8 +93,9 @@ def parse_args(argv):
     p.add_argument("--once-section", action="append", default=[],
                    help="a suite section that runs only at depth standard and deep (the wrap)")
     p.add_argument("--wire-floor", metavar="PATH",
-                   help="the wire floor binary (bench/wire_floor.h): the wrap row then gives its "
-                        "ns per message as a multiple of the floor's")
+                   help="the wire floor binary (bench:wire_floor), run alone after the wrap: the "
+                        "wrap row's yardstick when the wrap sampled no floor in its threads, "
+                        "given beside the one it sampled otherwise")
     p.add_argument("--stage-binary", action="append", default=[], metavar="STAGE:SECTION:PATH",
                    help="a GoogleTest binary of a stage other than the suite (explorer, tsan)")
     p.add_argument("--corpus", action="append", default=[], metavar="HARNESS:PATH:DIR[,DIR]",

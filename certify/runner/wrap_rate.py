@@ -1,18 +1,22 @@
 """The counter wrap's speed for its report row: nanoseconds per message on
-each ring and the ratio to the wire floor (bench/wire_floor.h).
+each ring and the ratio to the wire floor (testkit/wire_floor.h).
 
 The wrap test records, per ring, the CPU time of the thread that ran it
 (cpu_ns.input, cpu_ns.output) and the messages it sent each way
-(messages_per_direction); and the ns per message of its median chunk of
-chunk_messages messages (chunk_median_ns.<ring>, over chunks.<ring> chunks).
-The rate reported, and compared, is the median chunk's when there is one, the
-whole run's average beside it: on this shared machine a burst of another
-tenant's work lands in a few chunks, not in the median, as the floor takes
-the fastest of several runs for the same reason. The floor is the same wire
-work with no endpoint, no view and no harness, run right after the wrap on
-the same machine, also in thread CPU time: a ratio within one run is what this
-shared machine can measure, its absolute numbers are not. Measured, never
-judged: no verdict depends on it.
+(messages_per_direction); the ns per message of its median chunk of
+chunk_messages messages (chunk_median_ns.<ring>, over chunks.<ring> chunks);
+and the median of the wire floor samples the same thread ran between its
+chunks (floor_median_ns.<ring>, over floor_samples.<ring> samples of
+floor_messages messages, or floor_error.<ring>). The rate reported, and
+compared, is the median chunk's when there is one, the whole run's average
+beside it: on this shared machine a burst of another tenant's work lands in a
+few chunks, not in the median. The floor it is compared with is the one
+sampled in the ring's own thread when there is one: a CPU slowed by other
+tenants slows both alike. The floor binary, run alone right after the wrap
+(the fastest of several short runs), is given beside it, and is the
+yardstick when the wrap sampled none. All in thread CPU time: a ratio within
+one run is what this shared machine can measure, its absolute numbers are
+not. Measured, never judged: no verdict depends on it.
 """
 
 import json
@@ -81,24 +85,51 @@ def chunk_medians(cases):
     return None
 
 
+def thread_floors(cases):
+    """({ring: ns per message of the median floor sample in the ring's
+    thread}, samples, floor_messages), or (None, why not): "" when the test
+    recorded none at all (a short run, or a wrap from before the samples)."""
+    for case in cases:
+        p = case.properties
+        errors = ["%s ring: %s" % (r, p["floor_error." + r]) for r in RINGS
+                  if "floor_error." + r in p]
+        if errors:
+            return None, "; ".join(errors)
+        if "floor_messages" not in p or not any("floor_median_ns." + r in p for r in RINGS):
+            continue
+        try:
+            medians = {r: float(p["floor_median_ns." + r]) for r in RINGS}
+            samples = min(int(p["floor_samples." + r]) for r in RINGS)
+            size = int(p["floor_messages"])
+        except (KeyError, ValueError):
+            return None, "the wrap recorded its floor samples malformed"
+        if samples < 1 or size < 1 or any(v <= 0 for v in medians.values()):
+            return None, "the wrap recorded its floor samples malformed"
+        return (medians, samples, size), ""
+    return None, ""
+
+
 def describe(cases, floor_path, log_path):
     """(one line for the report, {numbers} for report.json)."""
     ns, messages = per_message(cases)
     if ns is None:
         return "speed not measured: " + messages, {}
-    floor, why = run_floor(floor_path, log_path) if floor_path else (None, "no wire floor given")
+    alone, why = run_floor(floor_path, log_path) if floor_path else (None, "no wire floor given")
+    in_thread, why_not_in_thread = thread_floors(cases)
+    floor = in_thread[0] if in_thread else alone
     whole = ns
     chunked = chunk_medians(cases)
     if chunked:
         ns = chunked[0]
     numbers = {"messages_per_direction": messages,
                "ns_per_message": {r: round(ns[r], 2) for r in RINGS}}
+    where = " in its thread" if in_thread else ""
     parts = []
     for r in RINGS:
         text = "%s ring %.1f ns/message" % (r, ns[r])
         if floor:
             ratio = ns[r] / floor[r] if floor[r] > 0 else float("inf")
-            text += " (%.2fx the wire floor's %.1f)" % (ratio, floor[r])
+            text += " (%.2fx the wire floor's %.1f%s)" % (ratio, floor[r], where)
         parts.append(text)
     if floor:
         numbers["floor_ns_per_message"] = {r: round(floor[r], 2) for r in RINGS}
@@ -112,6 +143,19 @@ def describe(cases, floor_path, log_path):
         line += ", the median of %d chunks of %d messages (the whole run: %s)" % (
             chunked[1], chunked[2],
             ", ".join("%s %.1f" % (r, whole[r]) for r in RINGS))
+    if in_thread:
+        numbers["floor_samples"] = in_thread[1]
+        numbers["floor_messages"] = in_thread[2]
+        line += "; the floor is the median of %d samples of %d messages between the chunks" % (
+            in_thread[1], in_thread[2])
+        if alone:
+            numbers["floor_alone_ns_per_message"] = {r: round(alone[r], 2) for r in RINGS}
+            line += ", run alone after the wrap: %s" % ", ".join(
+                "%s %.1f" % (r, alone[r]) for r in RINGS)
+        else:
+            line += "; not run alone: " + why
+    elif why_not_in_thread:
+        line += "; no floor in the rings' threads (%s)" % why_not_in_thread
     if not floor:
         line += "; no ratio: " + why
     return line, numbers

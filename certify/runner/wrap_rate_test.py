@@ -67,6 +67,49 @@ class WrapRateTest(unittest.TestCase):
             self.assertNotIn("median", line)
             self.assertNotIn("ns_per_message_whole_run", numbers)
 
+    def test_the_floor_sampled_in_each_rings_thread_is_the_yardstick_the_lone_run_beside(self):
+        floor = self.floor('echo \'{"input_ns_per_message": 3.0, "output_ns_per_message": 3.0}\'')
+        case = wrap_case(**{"messages_per_direction": "1000", "cpu_ns.input": "8000",
+                            "cpu_ns.output": "15000", "chunk_messages": "100",
+                            "chunk_median_ns.input": "6.000", "chunks.input": "10",
+                            "chunk_median_ns.output": "9.000", "chunks.output": "10",
+                            "floor_messages": "50", "floor_median_ns.input": "4.000",
+                            "floor_samples.input": "10", "floor_median_ns.output": "6.000",
+                            "floor_samples.output": "9"})
+        line, numbers = wrap_rate.describe([case], floor, self.log)
+        self.assertIn("input ring 6.0 ns/message (1.50x the wire floor's 4.0 in its thread)", line)
+        self.assertIn("output ring 9.0 ns/message (1.50x the wire floor's 6.0 in its thread)", line)
+        self.assertIn("the floor is the median of 9 samples of 50 messages between the chunks, "
+                      "run alone after the wrap: input 3.0, output 3.0", line)
+        self.assertEqual(numbers["ratio_to_floor"], {"input": 1.5, "output": 1.5})
+        self.assertEqual(numbers["floor_ns_per_message"], {"input": 4.0, "output": 6.0})
+        self.assertEqual(numbers["floor_alone_ns_per_message"], {"input": 3.0, "output": 3.0})
+        # The lone run failing costs only its own figures.
+        broken = self.floor("exit 4")
+        line, numbers = wrap_rate.describe([case], broken, self.log)
+        self.assertIn("(1.50x the wire floor's 4.0 in its thread)", line)
+        self.assertIn("not run alone: the wire floor exited with status 4", line)
+        self.assertNotIn("floor_alone_ns_per_message", numbers)
+
+    def test_floor_samples_failed_or_malformed_leave_the_lone_run_as_the_yardstick(self):
+        floor = self.floor('echo \'{"input_ns_per_message": 4.0, "output_ns_per_message": 5.0}\'')
+        base = {"messages_per_direction": "1000", "cpu_ns.input": "8000",
+                "cpu_ns.output": "15000", "floor_messages": "50"}
+        cases = (
+            ({"floor_error.output": "the wire floor failed: wrong seq 7"},
+             "no floor in the rings' threads (output ring: the wire floor failed: wrong seq 7)"),
+            ({"floor_median_ns.input": "4.0", "floor_samples.input": "3"},
+             "no floor in the rings' threads (the wrap recorded its floor samples malformed)"),
+            ({"floor_median_ns.input": "4.0", "floor_samples.input": "3",
+              "floor_median_ns.output": "0", "floor_samples.output": "3"},
+             "malformed"),
+        )
+        for extra, want in cases:
+            line, numbers = wrap_rate.describe([wrap_case(**dict(base, **extra))], floor, self.log)
+            self.assertIn("input ring 8.0 ns/message (2.00x the wire floor's 4.0)", line)
+            self.assertIn(want, line)
+            self.assertNotIn("floor_alone_ns_per_message", numbers)
+
     def test_a_failed_floor_leaves_the_numbers_without_a_ratio(self):
         floor = self.floor("echo broken >&2; exit 3")
         case = wrap_case(**{"messages_per_direction": "10", "cpu_ns.input": "10",

@@ -1,7 +1,7 @@
 // The wire floor does the consumer's whole check: a floor that skipped one
 // would measure less than the wire's work. Each case breaks one field and
 // expects the poison the wire contract names for it.
-#include "bench/wire_floor.h"
+#include "testkit/wire_floor.h"
 
 #include <cstdint>
 #include <memory>
@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 
-namespace spsq_bench {
+namespace spsq_conf {
 namespace wire_floor {
 namespace {
 
@@ -137,4 +137,4 @@ TEST_F(WireFloorTest, BothEndsRejectImpossibleCounters) {
 
 }  // namespace
 }  // namespace wire_floor
-}  // namespace spsq_bench
+}  // namespace spsq_conf

@@ -9,21 +9,25 @@
 //
 // It is the yardstick of the harness's counter-wrap runs, which do this work
 // plus the endpoint's and the harness's: written from the wire contract and
-// the suite's wire model, never from an implementation.
-#ifndef SPSQ_BENCH_WIRE_FLOOR_H_
-#define SPSQ_BENCH_WIRE_FLOOR_H_
+// the suite's wire model, never from an implementation. The wrap samples it
+// in its own threads between its chunks (lean_wrap_driver.h), and
+// bench/wire_floor runs it alone.
+#ifndef SPSQ_TESTKIT_WIRE_FLOOR_H_
+#define SPSQ_TESTKIT_WIRE_FLOOR_H_
 
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
-#include "bench/aligned_buffer.h"
 #include "model/wire_model.h"
+#include "testkit/thread_cpu_time.h"
 
-namespace spsq_bench {
+namespace spsq_conf {
 namespace wire_floor {
 
-namespace w = spsq_conf::wire;
+namespace w = wire;
 
 // One direction of a queue, as both its ends see it.
 struct Direction {
@@ -189,25 +193,32 @@ class Consumer {
   std::string error_;
 };
 
-// One queue's memory: the payload and counter parts of its layout, with the
-// counters preset to a common start.
+// One queue's memory: the payload and counter parts of its layout, zeroed,
+// each on whole cache lines, with the counters preset to a common start.
 class Region {
  public:
   Region(const w::Layout& l, uint64_t start)
-      : layout_(l), payload_(l.payload_bytes), counters_(w::kCounterBytes) {
+      : layout_(l), payload_(Lines(l.payload_bytes)), counters_(Lines(w::kCounterBytes)) {
     for (uint64_t at : {w::kInputTail, w::kInputHead, w::kOutputTail, w::kOutputHead}) {
-      if (counters_.ok()) StoreCounter(counters_.data(), at, w::low32(start));
+      if (counters_) StoreCounter(counters(), at, w::low32(start));
     }
   }
-  bool ok() const { return payload_.ok() && counters_.ok(); }
+  bool ok() const { return payload_ && counters_; }
   const w::Layout& layout() const { return layout_; }
-  uint8_t* payload() { return payload_.data(); }
-  uint8_t* counters() { return counters_.data(); }
+  uint8_t* payload() { return payload_[0].bytes; }
+  uint8_t* counters() { return counters_[0].bytes; }
 
  private:
+  struct alignas(64) Line {
+    uint8_t bytes[64];
+  };
+  static std::unique_ptr<Line[]> Lines(uint64_t nbytes) {
+    return std::unique_ptr<Line[]>(new (std::nothrow) Line[nbytes / 64 + 1]());
+  }
+
   w::Layout layout_;
-  AlignedBuffer payload_;
-  AlignedBuffer counters_;
+  std::unique_ptr<Line[]> payload_;
+  std::unique_ptr<Line[]> counters_;
 };
 
 // The floor's queue: the counter-wrap runs' shape (testkit/
@@ -244,7 +255,17 @@ inline std::string Stream(Region& region, const Direction& d, uint64_t messages)
   return "";
 }
 
-}  // namespace wire_floor
-}  // namespace spsq_bench
+// Stream() of `messages` timed in the calling thread's CPU time: ns per
+// message into *ns, "" or what went wrong.
+inline std::string TimedStream(Region& region, const Direction& d, uint64_t messages,
+                               double* ns) {
+  const uint64_t start = thread_cpu_ns();
+  std::string error = Stream(region, d, messages);
+  *ns = static_cast<double>(thread_cpu_ns() - start) / static_cast<double>(messages);
+  return error;
+}
 
-#endif  // SPSQ_BENCH_WIRE_FLOOR_H_
+}  // namespace wire_floor
+}  // namespace spsq_conf
+
+#endif  // SPSQ_TESTKIT_WIRE_FLOOR_H_
