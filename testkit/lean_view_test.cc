@@ -46,6 +46,18 @@ TEST_F(LeanViewTest, ServesCallsInsideTheSpans) {
     EXPECT_EQ(std::memcmp(memory_.payload() + 8, desc, n), 0) << n << " bytes";
     EXPECT_EQ(memory_.payload()[8 + n], 0) << "nothing past " << n << " bytes";
   }
+  // A span written back onto itself (filled in place), short or long, and
+  // copies between overlapping spans keep the bytes a plain copy would give.
+  for (uint8_t i = 0; i < 200; ++i) memory_.payload()[i] = i;
+  for (const uint64_t n : {uint64_t{8}, uint64_t{13}, uint64_t{32}, uint64_t{100}}) {
+    ASSERT_TRUE(v.payload().write(40, memory_.payload() + 40, n));
+    for (uint64_t i = 0; i < 200; ++i) ASSERT_EQ(memory_.payload()[i], i) << n << " bytes";
+  }
+  uint8_t want[200];
+  std::memcpy(want, memory_.payload(), sizeof(want));
+  std::memmove(want + 4, want, 30);
+  ASSERT_TRUE(v.payload().write(4, memory_.payload(), 30));
+  EXPECT_EQ(std::memcmp(memory_.payload(), want, sizeof(want)), 0);
   Borrowed out{};
   ASSERT_TRUE(v.payload().read(168, 32, out));
   EXPECT_EQ(out.local_addr, reinterpret_cast<uint64_t>(memory_.payload() + 168));

@@ -10,26 +10,31 @@ namespace spsq_conf {
 namespace lean_wrap {
 namespace {
 
-TEST(ChunkClock, EachClosedChunkIsFollowedByOneFloorSampleOutsideItsTime) {
+TEST(ChunkClock, EachChunkIsFollowedByAFloorSamplePairedWithTheChunksTail) {
   for (const bool input : {true, false}) {
     ChunkClock c;
     c.start(input);
-    c.add(kChunkMessages - 1);
+    c.add(kChunkMessages - kFloorMessages - 1);
+    c.add(1);  // the tail starts
+    c.add(kFloorMessages - 1);
     EXPECT_EQ(c.chunks(), 0u);
     EXPECT_EQ(c.floor_samples(), 0u);
     EXPECT_EQ(c.floor_spent_ns(), 0u);
     EXPECT_EQ(c.median(), 0);
     EXPECT_EQ(c.floor_median(), 0);
+    EXPECT_EQ(c.ratio_median(), 0);
     c.add(1);
     ASSERT_EQ(c.chunks(), 1u);
     ASSERT_EQ(c.floor_samples(), 1u) << c.floor_error();
     EXPECT_EQ(c.floor_error(), "");
     EXPECT_GT(c.median(), 0);
     EXPECT_GT(c.floor_median(), 0);
-    // The sample's time is what it cost per message, all of it counted apart.
+    EXPECT_GT(c.ratio_median(), 0);
+    // The sample's time is counted apart from the chunks, all of it.
     EXPECT_GE(static_cast<double>(c.floor_spent_ns()),
               c.floor_median() * static_cast<double>(kFloorMessages));
-    // A batch that overshoots still closes one chunk, its size the whole batch.
+    // One batch that overshoots still closes one chunk, its size the whole
+    // batch; it has no tail of its own, so no ratio.
     c.add(kChunkMessages + 5);
     EXPECT_EQ(c.chunks(), 2u);
     EXPECT_EQ(c.floor_samples(), 2u);
@@ -38,6 +43,7 @@ TEST(ChunkClock, EachClosedChunkIsFollowedByOneFloorSampleOutsideItsTime) {
     EXPECT_EQ(c.chunks(), 0u);
     EXPECT_EQ(c.floor_samples(), 0u);
     EXPECT_EQ(c.floor_spent_ns(), 0u);
+    EXPECT_EQ(c.ratio_median(), 0);
   }
 }
 

@@ -194,11 +194,15 @@ class Consumer {
 };
 
 // One queue's memory: the payload and counter parts of its layout, zeroed,
-// each on whole cache lines, with the counters preset to a common start.
+// each on whole pages, with the counters preset to a common start. Page
+// alignment fixes where the descriptors and the counters fall relative to
+// each other modulo 4 KiB, where a store and a later load can be mistaken
+// for the same address: left to the heap, that placement, and the floor's
+// speed with it, changed from run to run (measured: 3.1 against 3.4 ns).
 class Region {
  public:
   Region(const w::Layout& l, uint64_t start)
-      : layout_(l), payload_(Lines(l.payload_bytes)), counters_(Lines(w::kCounterBytes)) {
+      : layout_(l), payload_(Pages(l.payload_bytes)), counters_(Pages(w::kCounterBytes)) {
     for (uint64_t at : {w::kInputTail, w::kInputHead, w::kOutputTail, w::kOutputHead}) {
       if (counters_) StoreCounter(counters(), at, w::low32(start));
     }
@@ -209,16 +213,16 @@ class Region {
   uint8_t* counters() { return counters_[0].bytes; }
 
  private:
-  struct alignas(64) Line {
-    uint8_t bytes[64];
+  struct alignas(4096) Page {
+    uint8_t bytes[4096];
   };
-  static std::unique_ptr<Line[]> Lines(uint64_t nbytes) {
-    return std::unique_ptr<Line[]>(new (std::nothrow) Line[nbytes / 64 + 1]());
+  static std::unique_ptr<Page[]> Pages(uint64_t nbytes) {
+    return std::unique_ptr<Page[]>(new (std::nothrow) Page[nbytes / 4096 + 1]());
   }
 
   w::Layout layout_;
-  std::unique_ptr<Line[]> payload_;
-  std::unique_ptr<Line[]> counters_;
+  std::unique_ptr<Page[]> payload_;
+  std::unique_ptr<Page[]> counters_;
 };
 
 // The floor's queue: the counter-wrap runs' shape (testkit/

@@ -7,16 +7,19 @@ The wrap test records, per ring, the CPU time of the thread that ran it
 chunk_messages messages (chunk_median_ns.<ring>, over chunks.<ring> chunks);
 and the median of the wire floor samples the same thread ran between its
 chunks (floor_median_ns.<ring>, over floor_samples.<ring> samples of
-floor_messages messages, or floor_error.<ring>). The rate reported, and
-compared, is the median chunk's when there is one, the whole run's average
-beside it: on this shared machine a burst of another tenant's work lands in a
-few chunks, not in the median. The floor it is compared with is the one
-sampled in the ring's own thread when there is one: a CPU slowed by other
-tenants slows both alike. The floor binary, run alone right after the wrap
-(the fastest of several short runs), is given beside it, and is the
-yardstick when the wrap sampled none. All in thread CPU time: a ratio within
-one run is what this shared machine can measure, its absolute numbers are
-not. Measured, never judged: no verdict depends on it.
+floor_messages messages, or floor_error.<ring>), and the median ratio of
+each chunk's last floor_messages messages to the floor sample right after
+them (chunk_floor_ratio_median.<ring>). The rate reported is the median
+chunk's when there is one, the whole run's average beside it: on this shared
+machine a burst of another tenant's work lands in a few chunks, not in the
+median. The ratio is the median of the paired ratios when there are some: a
+CPU slowed by other tenants slows two short spans next to each other alike,
+where a whole chunk averages bursts that a short sample may miss. The
+floor binary, run alone right after the wrap (the fastest of several short
+runs), is given beside it, and is the yardstick when the wrap sampled none.
+All in thread CPU time: a ratio within one run is what this shared machine
+can measure, its absolute numbers are not. Measured, never judged: no verdict
+depends on it.
 """
 
 import json
@@ -86,9 +89,10 @@ def chunk_medians(cases):
 
 
 def thread_floors(cases):
-    """({ring: ns per message of the median floor sample in the ring's
-    thread}, samples, floor_messages), or (None, why not): "" when the test
-    recorded none at all (a short run, or a wrap from before the samples)."""
+    """(({ring: ns per message of the median floor sample in the ring's
+    thread}, samples, floor_messages, {ring: median paired ratio} or None), ""),
+    or (None, why not): "" when the test recorded none at all (a short run,
+    or a wrap from before the samples)."""
     for case in cases:
         p = case.properties
         errors = ["%s ring: %s" % (r, p["floor_error." + r]) for r in RINGS
@@ -105,7 +109,14 @@ def thread_floors(cases):
             return None, "the wrap recorded its floor samples malformed"
         if samples < 1 or size < 1 or any(v <= 0 for v in medians.values()):
             return None, "the wrap recorded its floor samples malformed"
-        return (medians, samples, size), ""
+        ratios = None
+        try:
+            ratios = {r: float(p["chunk_floor_ratio_median." + r]) for r in RINGS}
+        except (KeyError, ValueError):
+            ratios = None
+        if ratios and any(v <= 0 for v in ratios.values()):
+            ratios = None
+        return (medians, samples, size, ratios), ""
     return None, ""
 
 
@@ -124,16 +135,22 @@ def describe(cases, floor_path, log_path):
     numbers = {"messages_per_direction": messages,
                "ns_per_message": {r: round(ns[r], 2) for r in RINGS}}
     where = " in its thread" if in_thread else ""
+    paired = in_thread[3] if in_thread else None
+    ratios = None
+    if paired:
+        ratios = dict(paired)
+    elif floor:
+        ratios = {r: ns[r] / floor[r] if floor[r] > 0 else None for r in RINGS}
     parts = []
     for r in RINGS:
         text = "%s ring %.1f ns/message" % (r, ns[r])
         if floor:
-            ratio = ns[r] / floor[r] if floor[r] > 0 else float("inf")
-            text += " (%.2fx the wire floor's %.1f%s)" % (ratio, floor[r], where)
+            shown = "%.2fx" % ratios[r] if ratios[r] is not None else "no ratio to"
+            text += " (%s the wire floor's %.1f%s)" % (shown, floor[r], where)
         parts.append(text)
     if floor:
         numbers["floor_ns_per_message"] = {r: round(floor[r], 2) for r in RINGS}
-        numbers["ratio_to_floor"] = {r: round(ns[r] / floor[r], 2) if floor[r] > 0 else None
+        numbers["ratio_to_floor"] = {r: round(ratios[r], 2) if ratios[r] is not None else None
                                      for r in RINGS}
     line = "%d messages each way: %s; thread CPU time" % (messages, ", ".join(parts))
     if chunked:
@@ -146,8 +163,11 @@ def describe(cases, floor_path, log_path):
     if in_thread:
         numbers["floor_samples"] = in_thread[1]
         numbers["floor_messages"] = in_thread[2]
-        line += "; the floor is the median of %d samples of %d messages between the chunks" % (
+        line += "; the floor is the median of %d samples of %d messages beside the chunks" % (
             in_thread[1], in_thread[2])
+        if paired:
+            line += (", the ratio the median of each chunk's last %d messages against the "
+                     "sample after them" % in_thread[2])
         if alone:
             numbers["floor_alone_ns_per_message"] = {r: round(alone[r], 2) for r in RINGS}
             line += ", run alone after the wrap: %s" % ", ".join(

@@ -79,8 +79,9 @@ class WrapRateTest(unittest.TestCase):
         line, numbers = wrap_rate.describe([case], floor, self.log)
         self.assertIn("input ring 6.0 ns/message (1.50x the wire floor's 4.0 in its thread)", line)
         self.assertIn("output ring 9.0 ns/message (1.50x the wire floor's 6.0 in its thread)", line)
-        self.assertIn("the floor is the median of 9 samples of 50 messages between the chunks, "
+        self.assertIn("the floor is the median of 9 samples of 50 messages beside the chunks, "
                       "run alone after the wrap: input 3.0, output 3.0", line)
+        self.assertNotIn("last 50 messages", line)
         self.assertEqual(numbers["ratio_to_floor"], {"input": 1.5, "output": 1.5})
         self.assertEqual(numbers["floor_ns_per_message"], {"input": 4.0, "output": 6.0})
         self.assertEqual(numbers["floor_alone_ns_per_message"], {"input": 3.0, "output": 3.0})
@@ -90,6 +91,35 @@ class WrapRateTest(unittest.TestCase):
         self.assertIn("(1.50x the wire floor's 4.0 in its thread)", line)
         self.assertIn("not run alone: the wire floor exited with status 4", line)
         self.assertNotIn("floor_alone_ns_per_message", numbers)
+
+    def test_the_ratio_is_the_median_of_each_chunk_against_the_floor_beside_it(self):
+        floor = self.floor('echo \'{"input_ns_per_message": 3.0, "output_ns_per_message": 3.0}\'')
+        base = {"messages_per_direction": "1000", "cpu_ns.input": "8000",
+                "cpu_ns.output": "15000", "chunk_messages": "100",
+                "chunk_median_ns.input": "6.000", "chunks.input": "10",
+                "chunk_median_ns.output": "9.000", "chunks.output": "10",
+                "floor_messages": "50", "floor_median_ns.input": "4.000",
+                "floor_samples.input": "11", "floor_median_ns.output": "6.000",
+                "floor_samples.output": "11"}
+        case = wrap_case(**dict(base, **{"chunk_floor_ratio_median.input": "1.250",
+                                         "chunk_floor_ratio_median.output": "1.750"}))
+        line, numbers = wrap_rate.describe([case], floor, self.log)
+        # Not the ratio of the medians (1.50x): each chunk's tail against its own floor.
+        self.assertIn("input ring 6.0 ns/message (1.25x the wire floor's 4.0 in its thread)", line)
+        self.assertIn("output ring 9.0 ns/message (1.75x the wire floor's 6.0 in its thread)", line)
+        self.assertIn("the ratio the median of each chunk's last 50 messages against the sample "
+                      "after them", line)
+        self.assertEqual(numbers["ratio_to_floor"], {"input": 1.25, "output": 1.75})
+        # Paired ratios missing for a ring, malformed or not positive: the medians' ratio.
+        for extra in ({"chunk_floor_ratio_median.input": "1.25"},
+                      {"chunk_floor_ratio_median.input": "1.25",
+                       "chunk_floor_ratio_median.output": "x"},
+                      {"chunk_floor_ratio_median.input": "1.25",
+                       "chunk_floor_ratio_median.output": "0"}):
+            line, numbers = wrap_rate.describe([wrap_case(**dict(base, **extra))], floor,
+                                               self.log)
+            self.assertEqual(numbers["ratio_to_floor"], {"input": 1.5, "output": 1.5})
+            self.assertNotIn("last 50 messages", line)
 
     def test_floor_samples_failed_or_malformed_leave_the_lone_run_as_the_yardstick(self):
         floor = self.floor('echo \'{"input_ns_per_message": 4.0, "output_ns_per_message": 5.0}\'')
