@@ -10,7 +10,7 @@
 // It is the yardstick of the harness's counter-wrap runs, which do this work
 // plus the endpoint's and the harness's: written from the wire contract and
 // the suite's wire model, never from an implementation. The wrap samples it
-// in its own threads between its chunks (lean_wrap_driver.h), and
+// in its own threads after each of its chunks (lean_wrap_driver.h), and
 // bench/wire_floor runs it alone.
 #ifndef SPSQ_TESTKIT_WIRE_FLOOR_H_
 #define SPSQ_TESTKIT_WIRE_FLOOR_H_
