@@ -366,25 +366,23 @@ std::string TimeRun(const Ring& ring, Run run, RingTime* t) {
 }
 
 inline void RecordRingTime(const Ring& ring, const RingTime& t) {
-  ::testing::Test::RecordProperty(std::string("cpu_ns.") + ring.name(),
-                                  std::to_string(t.cpu_ns));
+  const auto record = [&ring](const char* key, const std::string& value) {
+    ::testing::Test::RecordProperty(std::string(key) + "." + ring.name(), value);
+  };
+  const auto ns = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.3f", v);
+    return std::string(text);
+  };
+  record("cpu_ns", std::to_string(t.cpu_ns));
   if (t.chunks == 0) return;
-  char median[32];
-  std::snprintf(median, sizeof(median), "%.3f", t.chunk_median_ns);
-  ::testing::Test::RecordProperty(std::string("chunk_median_ns.") + ring.name(), median);
-  ::testing::Test::RecordProperty(std::string("chunks.") + ring.name(),
-                                  std::to_string(t.chunks));
-  if (!t.floor_error.empty()) {
-    ::testing::Test::RecordProperty(std::string("floor_error.") + ring.name(), t.floor_error);
-  }
+  record("chunk_median_ns", ns(t.chunk_median_ns));
+  record("chunks", std::to_string(t.chunks));
+  if (!t.floor_error.empty()) record("floor_error", t.floor_error);
   if (t.floor_samples == 0) return;
-  std::snprintf(median, sizeof(median), "%.3f", t.floor_median_ns);
-  ::testing::Test::RecordProperty(std::string("floor_median_ns.") + ring.name(), median);
-  ::testing::Test::RecordProperty(std::string("floor_samples.") + ring.name(),
-                                  std::to_string(t.floor_samples));
-  if (t.ratio_median <= 0) return;
-  std::snprintf(median, sizeof(median), "%.3f", t.ratio_median);
-  ::testing::Test::RecordProperty(std::string("chunk_floor_ratio_median.") + ring.name(), median);
+  record("floor_median_ns", ns(t.floor_median_ns));
+  record("floor_samples", std::to_string(t.floor_samples));
+  if (t.ratio_median > 0) record("chunk_floor_ratio_median", ns(t.ratio_median));
 }
 
 // The two directions are independent queues: one runs on a second thread.

@@ -68,23 +68,28 @@ def per_message(cases):
     return None, "the wrap test recorded no message count (it did not run to its end)"
 
 
+def ring_medians(p, median_key, count_key, size_key):
+    """({ring: p[median_key.ring]}, the fewest p[count_key.ring],
+    p[size_key]) from one test case's properties, or None when one is missing,
+    malformed, or not positive."""
+    try:
+        medians = {r: float(p[median_key + "." + r]) for r in RINGS}
+        count = min(int(p[count_key + "." + r]) for r in RINGS)
+        size = int(p[size_key])
+    except (KeyError, ValueError):
+        return None
+    if count < 1 or size < 1 or any(v <= 0 for v in medians.values()):
+        return None
+    return medians, count, size
+
+
 def chunk_medians(cases):
     """({ring: ns per message of the median chunk}, chunks, chunk_messages),
     or None when the test recorded no chunk for some ring (a short run) or
     recorded them malformed."""
     for case in cases:
-        p = case.properties
-        if "chunk_messages" not in p:
-            continue
-        try:
-            medians = {r: float(p["chunk_median_ns." + r]) for r in RINGS}
-            chunks = min(int(p["chunks." + r]) for r in RINGS)
-            size = int(p["chunk_messages"])
-        except (KeyError, ValueError):
-            return None
-        if chunks < 1 or size < 1 or any(v <= 0 for v in medians.values()):
-            return None
-        return medians, chunks, size
+        if "chunk_messages" in case.properties:
+            return ring_medians(case.properties, "chunk_median_ns", "chunks", "chunk_messages")
     return None
 
 
@@ -101,22 +106,16 @@ def thread_floors(cases):
             return None, "; ".join(errors)
         if "floor_messages" not in p or not any("floor_median_ns." + r in p for r in RINGS):
             continue
-        try:
-            medians = {r: float(p["floor_median_ns." + r]) for r in RINGS}
-            samples = min(int(p["floor_samples." + r]) for r in RINGS)
-            size = int(p["floor_messages"])
-        except (KeyError, ValueError):
+        floors = ring_medians(p, "floor_median_ns", "floor_samples", "floor_messages")
+        if floors is None:
             return None, "the wrap recorded its floor samples malformed"
-        if samples < 1 or size < 1 or any(v <= 0 for v in medians.values()):
-            return None, "the wrap recorded its floor samples malformed"
-        ratios = None
         try:
             ratios = {r: float(p["chunk_floor_ratio_median." + r]) for r in RINGS}
         except (KeyError, ValueError):
             ratios = None
         if ratios and any(v <= 0 for v in ratios.values()):
             ratios = None
-        return (medians, samples, size, ratios), ""
+        return floors + (ratios,), ""
     return None, ""
 
 
@@ -136,10 +135,8 @@ def describe(cases, floor_path, log_path):
                "ns_per_message": {r: round(ns[r], 2) for r in RINGS}}
     where = " in its thread" if in_thread else ""
     paired = in_thread[3] if in_thread else None
-    ratios = None
-    if paired:
-        ratios = dict(paired)
-    elif floor:
+    ratios = paired
+    if not ratios and floor:
         ratios = {r: ns[r] / floor[r] if floor[r] > 0 else None for r in RINGS}
     parts = []
     for r in RINGS:
