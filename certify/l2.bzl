@@ -59,7 +59,7 @@ load(":l2_stages.bzl", "interop", "l2_stage_targets")
 load(":mi0_probe.bzl", "spsq_mi0_probe")
 load(":report.bzl", "report_test")
 load(":template.bzl", "generated_file")
-load(":transitions.bzl", "tsan_binary")
+load(":transitions.bzl", "WRAP_COPTS", "tsan_binary")
 
 _NO_INTEROP_WHY = ("interop stage not built: the certification gives no interop_deps " +
                    "(the reference runtime), so the endpoint never met the reference L3")
@@ -409,7 +409,7 @@ def _section(cert, n, cfg, section, suite_deps):
     kwargs = dict(
         name = target,
         # The wrap run pushes 2^33 messages: optimize that binary.
-        copts = cert.copts + (["-O2"] if section == "wrap" else []),
+        copts = cert.copts + (WRAP_COPTS if section == "wrap" else []),
         features = cert.features,
         srcs = srcs,
         deps = section_deps + [

@@ -25,18 +25,26 @@ _tsan_transition = transition(
     outputs = ["//command_line_option:copt", "//command_line_option:linkopt"],
 )
 
+# The counter-wrap binaries' extra compiler options: -O2, and the frame
+# pointer's register for their loops (the toolchain keeps it by default),
+# which they would otherwise spill to the stack for.
+WRAP_COPTS = ["-O2", "-fomit-frame-pointer"]
+
 # For spsq_l3_certification's once-built binaries (the L3 counter wrap): the
 # wrap's speed is the L3 queue's own, and the adapter library (with the queue
-# behind it) is compiled by its own cc_library, which -O2 on the test source
-# alone does not reach. So they are built, with all their dependencies, in
-# compilation mode opt (-O2) through this transition.
+# behind it) is compiled by its own cc_library, which copts on the test
+# source alone do not reach. So they are built, with all their dependencies,
+# in compilation mode opt (-O2) with WRAP_COPTS through this transition.
 def _l3_opt_transition_impl(settings, attr):
-    return {"//command_line_option:compilation_mode": "opt"}
+    return {
+        "//command_line_option:compilation_mode": "opt",
+        "//command_line_option:copt": settings["//command_line_option:copt"] + WRAP_COPTS,
+    }
 
 _l3_opt_transition = transition(
     implementation = _l3_opt_transition_impl,
-    inputs = [],
-    outputs = ["//command_line_option:compilation_mode"],
+    inputs = ["//command_line_option:copt"],
+    outputs = ["//command_line_option:compilation_mode", "//command_line_option:copt"],
 )
 
 def _transitioned_binary_impl(ctx):

@@ -21,6 +21,7 @@ void log_entry(ViewState* s, const Access& a_in) {
 }
 
 void fail(ViewState* s, const char* message) {
+  s->lean_limits = LeanLimits{};  // a lean view then hands every call here
   if (s->failed) return;
   s->failed = true;
   std::snprintf(s->error.message, sizeof(s->error.message), "%s", message);

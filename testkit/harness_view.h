@@ -47,6 +47,13 @@ uint8_t* coherent_side_base(const NonCoherentPayload* payload, Side side);
 using HarnessSpan = ViewSpan;
 using HarnessViewError = ViewError;
 
+// One past the smaller of payload_span and real memory, and one past the
+// last counter slot offset; 0 when nothing may be served inline.
+struct LeanLimits {
+  uint64_t payload_end = 0;
+  uint64_t slot_end = 0;
+};
+
 struct ViewState {
   RegionMemory* memory = nullptr;
   uint64_t payload_span = 0;  // logical_bytes the view claims (tests may lie)
@@ -86,6 +93,12 @@ struct ViewState {
   // claimed span and real memory, counter slots on the 64-byte stride, the
   // notify op and compare numbers, a null write source; each is a violation.
   bool lean = false;
+  // Where a lean view (testkit/lean_view.h) may serve calls inline; set
+  // when one is made, and cleared while the view is failed (fail() clears
+  // it), so that one load tells the lean view both how far it may go and
+  // that the view is live. Hence `failed` is only ever set through fail()
+  // or fail_now().
+  LeanLimits lean_limits;
   // Non-coherent payload (default off): the model over memory's payload, and
   // the side the endpoint plays in it. Lean mode's inline paths apply only
   // when this is null; everything else behaves as without it.

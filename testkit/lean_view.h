@@ -5,8 +5,9 @@
 // It wraps a HarnessView in lean mode (ViewState::lean) and serves inline the
 // calls lean mode serves inline: a live view, an access inside the smaller of
 // the claimed span and real memory, a counter slot on the 64-byte stride, a
-// Set, a known compare. It reads those limits once, where lean mode reads
-// them through the state on every call. Any other call goes to the
+// Set, a known compare. It works out those limits once and keeps them in the
+// state (ViewState::lean_limits), which clears them when the view fails, so
+// one load per call tells it both. Any other call goes to the
 // HarnessView, which judges and reports it as it always does (a violation in
 // ViewState::violations, a failed view). So it checks what lean mode checks,
 // and one thing more: an Add, which lean mode performs (its log is what
@@ -60,7 +61,7 @@ inline void lean_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
 class LeanPolicy {
  public:
   explicit LeanPolicy(HarnessView v) : inner_(v) {
-    const ViewState* s = v.state();
+    ViewState* s = v.state();
     if (s == nullptr || !s->lean || s->coherence != nullptr || s->memory == nullptr ||
         s->memory->shadow_enabled()) {
       return;  // every call goes to the harness view
@@ -69,14 +70,16 @@ class LeanPolicy {
                                        ? s->counter_span
                                        : s->memory->counter_bytes();
     if (counter_limit < 4) return;  // no slot fits: the harness view judges each call
-    failed_ = &s->failed;
+    const uint64_t payload_limit = s->payload_span < s->memory->payload_bytes()
+                                       ? s->payload_span
+                                       : s->memory->payload_bytes();
+    // The last slot starts at counter_limit - 4.
+    if (!s->failed) s->lean_limits = LeanLimits{payload_limit + 1, counter_limit - 3};
+    limits_ = &s->lean_limits;
     payload_ = s->memory->payload();
     payload_span_ = s->payload_span;
     counter_span_ = s->counter_span;
-    payload_limit_ = s->payload_span < s->memory->payload_bytes() ? s->payload_span
-                                                                   : s->memory->payload_bytes();
     counter_ = s->memory->counter();
-    last_slot_ = counter_limit - 4;
   }
 
   bool failed() const { return inner_.failed(); }
@@ -92,7 +95,11 @@ class LeanPolicy {
   }
 
   bool on_read(uint64_t offset, uint64_t nbytes, uint8_t** addr) {
-    if (!payload_ok(offset, nbytes)) return slow_read(offset, nbytes, addr);
+    if (!payload_ok(offset, nbytes)) {
+      const Lent lent = slow_read(offset, nbytes);
+      *addr = lent.addr;
+      return lent.ok;
+    }
     *addr = payload_ + offset;
     return true;
   }
@@ -128,10 +135,17 @@ class LeanPolicy {
 
  private:
   // The harness view's paths, out of line and cold: the inline ones stay
-  // small enough for the endpoint's hot functions to inline them.
-  __attribute__((noinline, cold)) bool slow_read(uint64_t offset, uint64_t nbytes,
-                                                 uint8_t** addr) {
-    return inner_.on_read(offset, nbytes, addr);
+  // small enough for the endpoint's hot functions to inline them. A read's
+  // span comes back by value: had the caller's out-pointer been passed on,
+  // its variable would live in memory, and every read would store to it.
+  struct Lent {
+    bool ok;
+    uint8_t* addr;
+  };
+  __attribute__((noinline, cold)) Lent slow_read(uint64_t offset, uint64_t nbytes) {
+    uint8_t* addr = nullptr;
+    const bool ok = inner_.on_read(offset, nbytes, &addr);
+    return {ok, addr};
   }
   __attribute__((noinline, cold)) bool slow_write(uint64_t offset, const void* src,
                                                   uint64_t nbytes) {
@@ -155,28 +169,32 @@ class LeanPolicy {
     return false;
   }
 
-  bool lean() const { return failed_ != &kNotLean; }
-  bool live() const { return !*failed_; }
+  bool lean() const { return limits_ != &kNotLean; }
+  // in_span(offset, nbytes, limit) and a live view, in one load of the
+  // state: the end is limit + 1, or 0 once the view failed.
   bool payload_ok(uint64_t offset, uint64_t nbytes) const {
-    return live() && in_span(offset, nbytes, payload_limit_);
+    const uint64_t end = limits_->payload_end;
+    return offset < end && nbytes < end - offset;
   }
+  // in_span(offset, 4, limit) on the stride and a live view: the end is
+  // limit - 3, or 0 once the view failed.
   bool slot_ok(uint64_t offset) const {
-    // in_span(offset, 4, limit), with limit - 4 computed once.
-    return live() && offset % 64 == 0 && offset <= last_slot_;
+    return offset % 64 == 0 && offset < limits_->slot_end;
   }
   int32_t* slot(uint64_t offset) const { return reinterpret_cast<int32_t*>(counter_ + offset); }
 
-  // A view that cannot be served inline reads as failed here, so every call
+  // A view that cannot be served inline has no room here, so every call
   // goes to inner_, which knows better.
-  static constexpr bool kNotLean = true;
+  static constexpr LeanLimits kNotLean{};
   HarnessView inner_;
-  const bool* failed_ = &kNotLean;  // the state's sticky failure
+  // The state's lean_limits (harness_view.h): the smaller of the claimed
+  // span and real memory, and whether the view is live, which the state
+  // shares with every copy of the view.
+  const LeanLimits* limits_ = &kNotLean;
   uint8_t* payload_ = nullptr;
-  uint64_t payload_span_ = 0;   // what span() claims, as the state says
-  uint64_t payload_limit_ = 0;  // the smaller of that and real memory
+  uint64_t payload_span_ = 0;  // what span() claims, as the state says
   uint8_t* counter_ = nullptr;
   uint64_t counter_span_ = 0;
-  uint64_t last_slot_ = 0;  // the smaller of the span and real memory, less 4
 };
 
 using LeanView = PolicyView<LeanPolicy>;

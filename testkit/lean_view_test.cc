@@ -67,8 +67,41 @@ TEST_F(LeanViewTest, ServesCallsInsideTheSpans) {
   EXPECT_TRUE(s.matched);
   EXPECT_EQ(s.observed, 7);
   EXPECT_EQ(v.payload().span().logical_bytes, 200u);
+  // The edges: a zero-byte read at the span's end, the last slot that fits.
+  ASSERT_TRUE(v.payload().read(200, 0, out));
+  ASSERT_TRUE(v.counter().notify(320, 9, Notify::Set));
+  EXPECT_EQ(memory_.load_counter(320), 9);
   EXPECT_TRUE(state_.violations.empty());
   EXPECT_FALSE(v.failed());
+}
+
+// The state is shared by every copy of the view: a failure recorded through
+// another copy stops the lean view's inline paths at once, and a lean view
+// made on a failed state serves nothing either.
+TEST_F(LeanViewTest, AFailureThroughAnotherCopyStopsEveryCall) {
+  LeanView v{HarnessView(&state_)};
+  HarnessView other(&state_);
+  ASSERT_TRUE(v.counter().notify(64, 1, Notify::Set));
+  Borrowed out{};
+  ASSERT_FALSE(other.payload().read(250, 8, out)) << "past the claimed span";
+  const uint8_t b[4] = {5, 6, 7, 8};
+  Sample s{};
+  LeanView late{HarnessView(&state_)};  // made after the failure
+  for (LeanView* lean : {&v, &late}) {
+    EXPECT_TRUE(lean->failed());
+    EXPECT_FALSE(lean->payload().read(0, 0, out)) << "a zero-byte read";
+    EXPECT_FALSE(lean->payload().read(0, 32, out));
+    EXPECT_FALSE(lean->payload().write(0, b, 4));
+    EXPECT_FALSE(lean->counter().notify(64, 2, Notify::Set));
+    EXPECT_FALSE(lean->counter().test(64, 1, Cmp::EQ, s));
+  }
+  EXPECT_EQ(memory_.payload()[0], 0) << "nothing written after the failure";
+  EXPECT_EQ(memory_.load_counter(64), 1) << "no signal written after the failure";
+  // A state whose failure a test clears serves again through a new view.
+  state_.failed = false;
+  LeanView fresh{HarnessView(&state_)};
+  EXPECT_TRUE(fresh.counter().notify(64, 3, Notify::Set));
+  EXPECT_EQ(memory_.load_counter(64), 3);
 }
 
 TEST_F(LeanViewTest, HandsEverythingElseToTheHarnessView) {

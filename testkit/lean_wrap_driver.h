@@ -269,14 +269,17 @@ __attribute__((flatten)) std::string PeerProducesBatches(RegionMemory& m, const 
 }
 
 // A batch callback from a per-message one: call(first + i) for each message
-// of the batch, stopping at the first that returns what went wrong.
+// of the batch, stopping at the first that returns what went wrong. The loop
+// counts the argument itself: `first` is then needed only on failure, where
+// keeping it in a register would make the inlined endpoint spill another.
 template <class PerMessage>
 auto OneAtATime(PerMessage& call) {
   return [&call](uint64_t first, uint64_t count, uint64_t* done) -> std::string {
-    for (uint64_t i = 0; i < count; ++i) {
-      std::string e = call(first + i);
+    const uint64_t end = first + count;
+    for (uint64_t k = first; k != end; ++k) {
+      std::string e = call(k);
       if (!e.empty()) {
-        *done = i;
+        *done = k - first;
         return e;
       }
     }

@@ -107,8 +107,12 @@ class SpscEndpointState {
     return false;
   }
 
+  // The accessors below take the operation by reference: it is read only to
+  // report a failure, so a call that succeeds loads nothing for it (they run
+  // once or twice per message).
+
   // Reads one counter slot (acquire). False means the handle is now poisoned.
-  bool read_counter(uint64_t offset, SpscQueueOp op, int32_t* observed) {
+  bool read_counter(uint64_t offset, const SpscQueueOp& op, int32_t* observed) {
     RegionSignalTestResult sample{};
     if (!view_.counter().test(offset, 0, RegionWaitCmp::GE, sample)) {
       poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter test at offset %llu failed: %s",
@@ -121,7 +125,7 @@ class SpscEndpointState {
 
   // Maps [offset, offset + nbytes) of the payload part (a borrowed view). A
   // view that fails or lends less than asked poisons with ENDPOINT_ERROR.
-  bool map_payload(uint64_t offset, uint64_t nbytes, SpscQueueOp op, uint8_t** out) {
+  bool map_payload(uint64_t offset, uint64_t nbytes, const SpscQueueOp& op, uint8_t** out) {
     SpscQueuePayloadView span{};  // the runtime's own out type (any works)
     if (!view_.payload().read(offset, nbytes, span) || span.local_addr == 0 ||
         span.nbytes < nbytes) {
@@ -135,7 +139,7 @@ class SpscEndpointState {
   }
 
   // Reads the 32 descriptor bytes at `offset`. False means poisoned.
-  bool read_descriptor(uint64_t offset, SpscQueueOp op, SpscQueueDescriptor* d) {
+  bool read_descriptor(uint64_t offset, const SpscQueueOp& op, SpscQueueDescriptor* d) {
     uint8_t* bytes = nullptr;
     if (!map_payload(offset, kDescriptorBytes, op, &bytes)) return false;
     *d = decode_descriptor(bytes);
@@ -143,7 +147,7 @@ class SpscEndpointState {
   }
 
   // Publishes one counter slot (plain Set, release). False means poisoned.
-  bool write_counter(uint64_t offset, int32_t value, SpscQueueOp op) {
+  bool write_counter(uint64_t offset, int32_t value, const SpscQueueOp& op) {
     if (!view_.counter().notify(offset, value, RegionNotifyOp::Set)) {
       poison(SpscQueueErrorKind::ENDPOINT_ERROR, op, "counter notify at offset %llu failed: %s",
              static_cast<unsigned long long>(offset), view_.error().message);
