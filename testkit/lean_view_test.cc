@@ -117,6 +117,10 @@ TEST_F(LeanViewTest, HandsEverythingElseToTheHarnessView) {
        [](LeanView& v, const uint8_t*, Borrowed& o, Sample&) {
          return v.payload().read(199, 2, o);
        }},
+      {"zero-byte read just past the claimed span",
+       [](LeanView& v, const uint8_t*, Borrowed& o, Sample&) {
+         return v.payload().read(201, 0, o);
+       }},
       {"write past the claimed span",
        [](LeanView& v, const uint8_t* p, Borrowed&, Sample&) {
          return v.payload().write(198, p, 4);
@@ -128,6 +132,10 @@ TEST_F(LeanViewTest, HandsEverythingElseToTheHarnessView) {
       {"notify off the stride",
        [](LeanView& v, const uint8_t*, Borrowed&, Sample&) {
          return v.counter().notify(4, 1, Notify::Set);
+       }},
+      {"notify on the stride past the counter span",
+       [](LeanView& v, const uint8_t*, Borrowed&, Sample&) {
+         return v.counter().notify(384, 1, Notify::Set);
        }},
       {"notify with op Add (signals are Set)",
        [](LeanView& v, const uint8_t*, Borrowed&, Sample&) {
